@@ -1,0 +1,79 @@
+/**
+ * Reading JSON as Python's `json` module writes it: bare `NaN`, `Infinity` and `-Infinity` tokens become
+ * `null` (reported, not hidden), and syntax errors are reported by line and column.
+ * @module
+ */
+import { InputError } from "./errors.ts";
+
+/** What {@linkcode parseLenientJson} found besides the value. */
+export interface LenientJsonResult {
+  /** The parsed value. */
+  value: unknown;
+  /** How many bare NaN/Infinity tokens were read as `null`. */
+  nonFiniteTokens: number;
+  /** 1-based line of each object that opens at container depth d (index d; the root container is depth 0). */
+  objectLines: number[][];
+}
+
+/** Returns 1-based `{ line, column }` of character offset `pos` in `text`. */
+export function lineColumn(text: string, pos: number): { line: number; column: number } {
+  let line = 1;
+  let lastBreak = -1;
+  for (let i = 0; i < pos && i < text.length; i++) {
+    if (text.charCodeAt(i) === 10) {
+      line++;
+      lastBreak = i;
+    }
+  }
+  return { line, column: pos - lastBreak };
+}
+
+/**
+ * Parses `text` as JSON, accepting bare NaN/Infinity/-Infinity outside strings as `null`. Throws
+ * {@linkcode InputError} naming `file`, line and column on a syntax error.
+ */
+export function parseLenientJson(text: string, file: string): LenientJsonResult {
+  const out: string[] = [];
+  const objectLines: number[][] = [];
+  let nonFiniteTokens = 0;
+  let inString = false;
+  let depth = 0;
+  let line = 1;
+  let chunkStart = 0;
+  for (let i = 0; i < text.length; i++) {
+    const ch = text[i];
+    if (ch === "\n") line++;
+    if (inString) {
+      if (ch === "\\") i++;
+      else if (ch === '"') inString = false;
+      continue;
+    }
+    if (ch === '"') inString = true;
+    else if (ch === "{" || ch === "[") {
+      if (ch === "{") (objectLines[depth] ??= []).push(line);
+      depth++;
+    } else if (ch === "}" || ch === "]") depth--;
+    else if (ch === "N" || ch === "I" || ch === "-") {
+      const token = ["NaN", "Infinity", "-Infinity"].find((t) => text.startsWith(t, i));
+      if (token) {
+        out.push(text.slice(chunkStart, i), "null");
+        nonFiniteTokens++;
+        i += token.length - 1;
+        chunkStart = i + 1;
+      }
+    }
+  }
+  out.push(text.slice(chunkStart));
+  const cleaned = out.join("");
+  try {
+    return { value: JSON.parse(cleaned), nonFiniteTokens, objectLines };
+  } catch (err) {
+    const message = err instanceof Error ? err.message : String(err);
+    const pos = Number(message.match(/position (\d+)/)?.[1] ?? NaN);
+    const where = Number.isFinite(pos) ? lineColumn(cleaned, pos) : undefined;
+    throw new InputError(
+      { file, record: where ? `line ${where.line}, column ${where.column}` : undefined },
+      `not valid JSON (${message.replace(/\s*\(line \d+ column \d+\)/, "")})`,
+    );
+  }
+}

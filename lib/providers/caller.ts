@@ -1,0 +1,126 @@
+/**
+ * The one path every model and judge call takes: run store first (content-addressed, so finished calls are
+ * never repeated), then the provider under its concurrency limit with bounded, visible retries.
+ * @module
+ */
+import { hashValue } from "../core/hash.ts";
+import type { Progress } from "../report/progress.ts";
+import type { RunStore, StoredCall } from "../store/run_store.ts";
+import { Limiter } from "./limiter.ts";
+import { redact } from "./redact.ts";
+import { DEFAULT_RETRY_POLICY, type RetryPolicy, withRetry } from "./retry.ts";
+import { type ChatProvider, type ChatRequest, ProviderError } from "./types.ts";
+
+/** The result of a call: the stored call and whether it came from the store. */
+export interface CallResult {
+  /** The finished call as stored. */
+  call: StoredCall;
+  /** `true` when the store already held it (no request was sent). */
+  cached: boolean;
+}
+
+/** Counters of one caller, for progress and closing notes. */
+export interface CallerStats {
+  /** Calls answered from the store. */
+  cached: number;
+  /** Calls that reached the provider and succeeded. */
+  sent: number;
+  /** Retries waited for. */
+  retries: number;
+  /** Calls that failed for good. */
+  failed: number;
+}
+
+/** Returns the content address of a request: model, sampling parameters, messages and repeat number. */
+export function callKey(provider: ChatProvider, request: ChatRequest, repeat: number): string {
+  return hashValue({
+    model: provider.model,
+    params: requestParams(request),
+    messages: request.messages,
+    repeat,
+    // Offline baselines read the sample rather than the messages, so the sample is part of their identity.
+    sample: provider.offline ? request.sample?.id : undefined,
+  });
+}
+
+function requestParams(request: ChatRequest): Record<string, unknown> {
+  return {
+    temperature: request.temperature,
+    maxTokens: request.maxTokens,
+    seed: request.seed,
+    jsonMode: request.jsonMode,
+  };
+}
+
+/** Sends requests of one role (`model` or `judge`) to one provider through the run store. */
+export class Caller {
+  /** Counters since creation. */
+  readonly stats: CallerStats = { cached: 0, sent: 0, retries: 0, failed: 0 };
+  readonly #limiter: Limiter;
+
+  /** Binds a provider to a store under a role; `progress` (optional) shows retry waits. */
+  constructor(
+    readonly provider: ChatProvider,
+    readonly store: RunStore,
+    readonly role: string,
+    readonly retry: RetryPolicy = DEFAULT_RETRY_POLICY,
+    readonly progress?: Progress,
+  ) {
+    this.#limiter = new Limiter(provider.concurrency);
+  }
+
+  /**
+   * Returns the stored call for `request` and `repeat` if there is one, else sends it (waiting for a slot and
+   * retrying retryable failures) and stores the result before returning. Throws {@linkcode ProviderError}.
+   */
+  async call(request: ChatRequest, repeat = 0): Promise<CallResult> {
+    const key = callKey(this.provider, request, repeat);
+    const stored = this.store.getCall(key);
+    if (stored) {
+      this.stats.cached++;
+      return { call: stored, cached: true };
+    }
+    try {
+      return await this.#limiter.run(async () => {
+        let attempts = 0;
+        let started = 0;
+        const response = await withRetry(
+          (n) => {
+            attempts = n;
+            started = performance.now();
+            return this.provider.complete(request, { callKey: key });
+          },
+          this.retry,
+          (notice) => {
+            this.stats.retries++;
+            const wait = `${this.role} retry ${notice.attempt}/${notice.maxAttempts - 1} in ${
+              (notice.delayMs / 1000).toFixed(1)
+            }s after ${notice.reason}`;
+            this.progress?.note(wait);
+            this.store.logEvent("retry", { role: this.role, key, ...notice, reason: redact(notice.reason) });
+          },
+        );
+        const call: StoredCall = {
+          key,
+          role: this.role,
+          model: this.provider.model,
+          request: { messages: request.messages, params: requestParams(request) },
+          text: response.text,
+          finishReason: response.finishReason ?? null,
+          usage: response.usage ?? null,
+          attempts,
+          latencyMs: Math.round(performance.now() - started),
+          createdAt: new Date().toISOString(),
+        };
+        this.store.putCall(call);
+        this.stats.sent++;
+        return { call, cached: false };
+      });
+    } catch (err) {
+      this.stats.failed++;
+      const message = redact(err instanceof Error ? err.message : String(err));
+      this.store.logEvent("call_failed", { role: this.role, key, error: message });
+      throw err instanceof ProviderError ? err : new ProviderError(message, { retryable: false });
+    }
+  }
+}

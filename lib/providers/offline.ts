@@ -1,0 +1,70 @@
+/**
+ * Offline baselines that answer without any model, so pipelines run with no server at all. Their results are
+ * labelled `offline` everywhere; they are sanity checks and floors, not model results.
+ * @module
+ */
+import BM25Vectorizer from "wink-nlp/utilities/bm25-vectorizer.js";
+import its from "wink-nlp/src/its.js";
+import similarity from "wink-nlp/utilities/similarity.js";
+import type { Sample } from "../core/sample.ts";
+import { wordTokens } from "../text/tokenize.ts";
+import { type ChatProvider, type ChatRequest, type ChatResponse, ProviderError } from "./types.ts";
+
+/** Answers every question with its own reference answer: a ceiling that checks the judging pipeline. */
+export class ReferenceProvider implements ChatProvider {
+  /** `offline:reference`. */
+  readonly model = "offline:reference";
+  /** Label shown in tables. */
+  readonly label = "reference answer (offline ceiling)";
+  /** Always `true`. */
+  readonly offline = true;
+  /** No server, so no real limit. */
+  readonly concurrency = 64;
+
+  /** Returns the request's sample reference (empty text when the sample has none). */
+  complete(request: ChatRequest): Promise<ChatResponse> {
+    if (!request.sample) return Promise.reject(new ProviderError("reference baseline needs the sample", { retryable: false }));
+    return Promise.resolve({ text: request.sample.reference ?? "", finishReason: "stop" });
+  }
+}
+
+/**
+ * Answers each question with the reference answer of another question that is most similar to it under BM25
+ * (wink-nlp, ICU word tokens): a retrieval floor. The question's own conversation is excluded.
+ */
+export class RetrievalProvider implements ChatProvider {
+  /** `offline:retrieval`. */
+  readonly model = "offline:retrieval";
+  /** Label shown in tables. */
+  readonly label = "BM25 retrieval of another question's reference (offline baseline)";
+  /** Always `true`. */
+  readonly offline = true;
+  /** No server, so no real limit. */
+  readonly concurrency = 64;
+  readonly #docs: { sample: Sample; bow: Record<string, number> }[] = [];
+  // deno-lint-ignore no-explicit-any
+  readonly #bm25: any;
+
+  /** Indexes the reference answers of `corpus` (samples without a reference are skipped). */
+  constructor(corpus: readonly Sample[]) {
+    this.#bm25 = BM25Vectorizer({ norm: "l2" });
+    const indexed = corpus.filter((s) => s.reference && wordTokens(s.reference).length > 0);
+    for (const sample of indexed) this.#bm25.learn(wordTokens(sample.reference!));
+    indexed.forEach((sample, i) => this.#docs.push({ sample, bow: this.#bm25.doc(i).out(its.bow) }));
+  }
+
+  /** Returns the best-matching reference of another conversation (ties: first in corpus order). */
+  complete(request: ChatRequest): Promise<ChatResponse> {
+    const sample = request.sample;
+    if (!sample) return Promise.reject(new ProviderError("retrieval baseline needs the sample", { retryable: false }));
+    const query = this.#bm25.bowOf(wordTokens(sample.input));
+    const own = sample.conversation?.id;
+    let best: { score: number; text: string } = { score: -1, text: "" };
+    for (const doc of this.#docs) {
+      if (doc.sample.id === sample.id || (own && doc.sample.conversation?.id === own)) continue;
+      const score = similarity.bow.cosine(query, doc.bow);
+      if (score > best.score) best = { score, text: doc.sample.reference ?? "" };
+    }
+    return Promise.resolve({ text: best.text, finishReason: "stop" });
+  }
+}

@@ -1,0 +1,121 @@
+/**
+ * Chat provider for any OpenAI-compatible endpoint (OpenAI, vLLM, Ollama, llama.cpp, SGLang), via npm:openai.
+ * @module
+ */
+import OpenAI from "openai";
+import { redact, registerSecret } from "./redact.ts";
+import { parseRetryAfter } from "./retry.ts";
+import {
+  type CallOptions,
+  type ChatProvider,
+  type ChatRequest,
+  type ChatResponse,
+  ProviderError,
+} from "./types.ts";
+
+/** Settings of an OpenAI-compatible endpoint. */
+export interface OpenAIProviderConfig {
+  /** Model name the server knows, e.g. `gpt-4o`, `qwen2.5-7b-instruct`. */
+  model: string;
+  /** Base URL including the API prefix, e.g. `http://localhost:8000/v1`. */
+  baseURL: string;
+  /** API key; local servers accept any value. Registered for redaction and never printed. */
+  apiKey?: string;
+  /** Request timeout, in milliseconds (default 120 000). */
+  timeoutMs?: number;
+  /** Requests in flight at once (default 8). */
+  concurrency?: number;
+}
+
+/** Calls `/chat/completions` of an OpenAI-compatible server. Does not retry: the caller's retry loop does. */
+export class OpenAIProvider implements ChatProvider {
+  /** Model name sent to the server. */
+  readonly model: string;
+  /** `model @ host` (no credentials). */
+  readonly label: string;
+  /** Always `false`: this calls a real model. */
+  readonly offline = false;
+  /** Requests in flight at once. */
+  readonly concurrency: number;
+  readonly #client: OpenAI;
+  readonly #timeoutMs: number;
+  /** Set once the server has refused JSON mode, so later requests stop asking for it. */
+  #jsonModeRefused = false;
+
+  /** Creates a provider; the API key is registered for redaction. */
+  constructor(config: OpenAIProviderConfig) {
+    registerSecret(config.apiKey);
+    this.model = config.model;
+    this.concurrency = config.concurrency ?? 8;
+    this.#timeoutMs = config.timeoutMs ?? 120_000;
+    const url = new URL(config.baseURL);
+    url.username = "";
+    url.password = "";
+    this.label = `${config.model} @ ${url.host}${url.pathname.replace(/\/$/, "")}`;
+    this.#client = new OpenAI({
+      baseURL: config.baseURL,
+      apiKey: config.apiKey || "not-needed",
+      maxRetries: 0,
+      timeout: this.#timeoutMs,
+    });
+  }
+
+  /** Sends one chat completion request; failures become classified {@linkcode ProviderError}s. */
+  async complete(request: ChatRequest, options: CallOptions = {}): Promise<ChatResponse> {
+    const jsonMode = request.jsonMode && !this.#jsonModeRefused;
+    try {
+      const completion = await this.#client.chat.completions.create({
+        model: this.model,
+        messages: request.messages,
+        ...(request.temperature !== undefined ? { temperature: request.temperature } : {}),
+        ...(request.maxTokens !== undefined ? { max_tokens: request.maxTokens } : {}),
+        ...(request.seed !== undefined ? { seed: request.seed } : {}),
+        ...(jsonMode ? { response_format: { type: "json_object" as const } } : {}),
+      }, { signal: options.signal, headers: options.callKey ? { "x-medeval-call": options.callKey } : undefined });
+      const choice = completion.choices?.[0];
+      if (!choice || typeof choice.message?.content !== "string") {
+        throw new ProviderError("server answered without a message content", { retryable: true });
+      }
+      return {
+        text: choice.message.content,
+        finishReason: choice.finish_reason ?? undefined,
+        usage: completion.usage
+          ? { prompt: completion.usage.prompt_tokens, completion: completion.usage.completion_tokens }
+          : undefined,
+        servedModel: completion.model,
+      };
+    } catch (err) {
+      if (jsonMode && err instanceof OpenAI.APIError && err.status === 400 && /response_format|json/i.test(err.message)) {
+        // The server does not offer JSON mode: remember that and ask again without it.
+        this.#jsonModeRefused = true;
+        return this.complete(request, options);
+      }
+      throw classifyError(err);
+    }
+  }
+}
+
+/** Turns anything the OpenAI client throws into a redacted, classified {@linkcode ProviderError}. */
+export function classifyError(err: unknown): ProviderError {
+  if (err instanceof ProviderError) return err;
+  if (err instanceof OpenAI.APIConnectionTimeoutError) {
+    return new ProviderError("request timed out", { retryable: true });
+  }
+  if (err instanceof OpenAI.APIUserAbortError) return new ProviderError("request aborted", { retryable: false });
+  if (err instanceof OpenAI.APIConnectionError) {
+    return new ProviderError(redact(`connection failed: ${err.message}`), { retryable: true });
+  }
+  if (err instanceof OpenAI.APIError) {
+    const status = err.status;
+    const retryable = status === undefined || status === 408 || status === 409 || status === 429 || status >= 500;
+    const hint = status === 401 || status === 403 ? " (check the API key environment variable)" : "";
+    return new ProviderError(redact(`HTTP ${status ?? "?"}: ${err.message}${hint}`), {
+      status,
+      retryable,
+      retryAfterMs: parseRetryAfter(err.headers as Headers | undefined),
+    });
+  }
+  if (err instanceof SyntaxError) return new ProviderError(`malformed response body: ${err.message}`, { retryable: true });
+  const message = err instanceof Error ? err.message : String(err);
+  return new ProviderError(redact(`unexpected provider failure: ${message}`), { retryable: true });
+}

@@ -1,0 +1,109 @@
+/**
+ * Progress output: a bar with rate and ETA on a terminal, plain periodic lines otherwise. It also shows what
+ * the run is waiting for (retries after 429/5xx/timeouts), so a run never looks stuck.
+ * @module
+ */
+
+/** Options of {@linkcode Progress}. */
+export interface ProgressOptions {
+  /** Where to write (default: standard error). */
+  write?: (text: string) => void;
+  /** Draw a bar that redraws in place (default: whether standard error is a terminal). */
+  tty?: boolean;
+  /** Least time between two plain lines, in milliseconds (default 5000). */
+  intervalMs?: number;
+  /** `false` silences all output (default `true`). */
+  enabled?: boolean;
+}
+
+/** Formats seconds as `1h02m`, `3m05s` or `12s`. */
+export function formatDuration(seconds: number): string {
+  if (!Number.isFinite(seconds)) return "?";
+  const s = Math.max(0, Math.round(seconds));
+  if (s >= 3600) return `${Math.floor(s / 3600)}h${String(Math.floor((s % 3600) / 60)).padStart(2, "0")}m`;
+  if (s >= 60) return `${Math.floor(s / 60)}m${String(s % 60).padStart(2, "0")}s`;
+  return `${s}s`;
+}
+
+/** Counts finished units of work and reports rate, ETA, failures and the latest wait. */
+export class Progress {
+  #done = 0;
+  #failed = 0;
+  #total: number;
+  #note = "";
+  #lastLine = 0;
+  readonly #start = performance.now();
+  readonly #write: (text: string) => void;
+  readonly #tty: boolean;
+  readonly #intervalMs: number;
+  readonly #enabled: boolean;
+
+  /** Starts counting `total` units labelled `label`. */
+  constructor(readonly label: string, total: number, options: ProgressOptions = {}) {
+    this.#total = total;
+    const encoder = new TextEncoder();
+    this.#write = options.write ?? ((text) => Deno.stderr.writeSync(encoder.encode(text)));
+    this.#tty = options.tty ?? Deno.stderr.isTerminal();
+    this.#intervalMs = options.intervalMs ?? 5000;
+    this.#enabled = options.enabled ?? true;
+  }
+
+  /** Units finished so far (including failed ones). */
+  get done(): number {
+    return this.#done;
+  }
+
+  /** Adds `n` to the total (work discovered later, e.g. judge retries). */
+  grow(n: number): void {
+    this.#total += n;
+  }
+
+  /** Marks `n` units finished; `failed` marks them as failed. */
+  tick(n = 1, failed = false): void {
+    this.#done += n;
+    if (failed) this.#failed += n;
+    this.#render(false);
+  }
+
+  /** Shows a transient note, e.g. `retry 2/7 in 3.1s after HTTP 429`. */
+  note(text: string): void {
+    this.#note = text;
+    this.#render(!this.#tty);
+  }
+
+  /** Prints the final line. */
+  finish(): void {
+    this.#note = "";
+    this.#render(true);
+    if (this.#tty && this.#enabled) this.#write("\n");
+  }
+
+  /** Returns the current status line (without bar). */
+  status(): string {
+    const elapsed = (performance.now() - this.#start) / 1000;
+    const rate = this.#done / Math.max(elapsed, 1e-3);
+    const eta = rate > 0 ? (this.#total - this.#done) / rate : Infinity;
+    const failed = this.#failed ? `, ${this.#failed} failed` : "";
+    const note = this.#note ? ` | ${this.#note}` : "";
+    return `${this.label}: ${this.#done}/${this.#total}${failed}, ${rate.toFixed(1)}/s, elapsed ${
+      formatDuration(elapsed)
+    }, ETA ${formatDuration(eta)}${note}`;
+  }
+
+  #render(force: boolean): void {
+    if (!this.#enabled) return;
+    const now = performance.now();
+    if (this.#tty) {
+      if (!force && now - this.#lastLine < 100) return;
+      this.#lastLine = now;
+      const width = 24;
+      const filled = this.#total ? Math.round((this.#done / this.#total) * width) : width;
+      const bar = "█".repeat(filled) + "░".repeat(Math.max(0, width - filled));
+      this.#write(`\r\x1b[2K[${bar}] ${this.status()}`);
+      return;
+    }
+    if (!force && now - this.#lastLine < this.#intervalMs) return;
+    this.#lastLine = now;
+    this.#write(`${this.status()}\n`);
+  }
+}

@@ -1,0 +1,101 @@
+/**
+ * The summary of a run: every metric with its n and 95% bootstrap CI, overall and per group. Its zod schema
+ * is the contract of `summary.json`.
+ * @module
+ */
+import * as dfd from "danfojs-node";
+import { z } from "zod";
+import type { GroupValue } from "../core/sample.ts";
+import { bootstrapMean, type Estimate } from "../stats/bootstrap.ts";
+
+/** zod schema of an {@linkcode Estimate}. */
+export const EstimateSchema = z.object({
+  value: z.number().nullable(),
+  ci95: z.tuple([z.number(), z.number()]).nullable(),
+  n: z.number().int().min(0),
+});
+
+/** zod schema of `summary.json`. Rates are fractions in [0, 1]. */
+export const SummarySchema = z.object({
+  benchmark: z.string(),
+  model: z.string(),
+  judge: z.string().nullable(),
+  condition: z.string(),
+  offline: z.boolean(),
+  judge_runs: z.number().int().min(0),
+  n: z.number().int().min(0),
+  metrics: z.record(z.string(), EstimateSchema),
+  groups: z.record(z.string(), z.record(z.string(), z.record(z.string(), EstimateSchema))),
+  counts: z.record(z.string(), z.number()),
+  ci_method: z.string(),
+  notes: z.array(z.string()),
+});
+
+/** The content of `summary.json`. */
+export type Summary = z.infer<typeof SummarySchema>;
+
+/** One sample's contribution to the metrics: its group values and its value per metric (`null` = excluded). */
+export interface SampleRow {
+  /** Sample id. */
+  id: string;
+  /** Values the sample is grouped by. */
+  fields: Record<string, GroupValue>;
+  /** Per-metric value: 0/1 for rates, a number for means, `null` when the sample does not count for it. */
+  values: Record<string, number | null>;
+}
+
+/** How CIs are computed, written into every summary. */
+export const CI_METHOD = "percentile bootstrap over samples, 2000 resamples, seeded";
+
+/** Returns each metric's estimate over `rows` (bootstrap seeded by `seed` and the metric name). */
+export function estimateMetrics(
+  rows: readonly SampleRow[],
+  metricNames: readonly string[],
+  seed: string,
+): Record<string, Estimate> {
+  const out: Record<string, Estimate> = {};
+  for (const metric of metricNames) {
+    const values = rows.map((r) => r.values[metric]).filter((v): v is number => v !== null && v !== undefined);
+    out[metric] = bootstrapMean(values, { seed: `${seed}:${metric}` });
+  }
+  return out;
+}
+
+/**
+ * Returns, for each field, the sample ids of each group value (null values left out), using a danfojs
+ * group-by. Groups are ordered by `order` when given, else by first appearance.
+ */
+export function groupIds(
+  rows: readonly SampleRow[],
+  field: string,
+  order: readonly string[] = [],
+): Map<string, string[]> {
+  const present = rows.filter((r) => r.fields[field] !== null && r.fields[field] !== undefined);
+  const groups = new Map<string, string[]>();
+  if (present.length === 0) return groups;
+  const frame = new dfd.DataFrame(present.map((r) => ({ id: r.id, key: String(r.fields[field]) })));
+  const colDict = frame.groupby(["key"]).colDict as Record<string, { id: string[] }>;
+  const firstSeen = [...new Set(present.map((r) => String(r.fields[field])))];
+  const keys = [...order.filter((k) => k in colDict), ...firstSeen.filter((k) => !order.includes(k))];
+  for (const key of keys) groups.set(key, colDict[key].id);
+  return groups;
+}
+
+/** Returns `{ n, metrics, groups }` of a summary: estimates overall and per value of each group field. */
+export function summarize(
+  rows: readonly SampleRow[],
+  metricNames: readonly string[],
+  groupFields: readonly string[],
+  options: { seed: string; order?: Record<string, readonly string[]> },
+): Pick<Summary, "n" | "metrics" | "groups"> {
+  const byId = new Map(rows.map((r) => [r.id, r]));
+  const groups: Summary["groups"] = {};
+  for (const field of groupFields) {
+    groups[field] = {};
+    for (const [key, ids] of groupIds(rows, field, options.order?.[field])) {
+      const members = ids.map((id) => byId.get(id)!);
+      groups[field][key] = estimateMetrics(members, metricNames, `${options.seed}:${field}=${key}`);
+    }
+  }
+  return { n: rows.length, metrics: estimateMetrics(rows, metricNames, `${options.seed}:all`), groups };
+}

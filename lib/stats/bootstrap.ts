@@ -1,0 +1,63 @@
+/**
+ * Percentile bootstrap confidence intervals, seeded for reproducibility.
+ * @module
+ */
+import { mulberry32, seedFrom } from "./rng.ts";
+
+/** A point estimate with its sample size and 95% confidence interval. */
+export interface Estimate {
+  /** The statistic on the full sample; `null` when there is no data. */
+  value: number | null;
+  /** 95% percentile-bootstrap interval `[lo, hi]`; `null` when there is no data. */
+  ci95: [number, number] | null;
+  /** Number of observations the estimate rests on. */
+  n: number;
+}
+
+/** Options of {@linkcode bootstrapMean}. */
+export interface BootstrapOptions {
+  /** Number of resamples (default 2000). */
+  resamples?: number;
+  /** Seed text; the same text gives the same interval (default `"medeval"`). */
+  seed?: string;
+  /** Two-sided coverage (default 0.95). */
+  level?: number;
+}
+
+/** Returns the arithmetic mean of `values` (NaN for none). */
+export function mean(values: readonly number[]): number {
+  let sum = 0;
+  for (const v of values) sum += v;
+  return sum / values.length;
+}
+
+/** Returns the `q`-quantile (0–1) of sorted `values` with linear interpolation (type 7, as numpy's default). */
+export function quantileSorted(sorted: readonly number[], q: number): number {
+  if (sorted.length === 0) return NaN;
+  const pos = (sorted.length - 1) * q;
+  const lo = Math.floor(pos);
+  const hi = Math.ceil(pos);
+  return sorted[lo] + (sorted[hi] - sorted[lo]) * (pos - lo);
+}
+
+/**
+ * Returns the mean of `values` (a rate when values are 0/1) with a percentile-bootstrap 95% CI: `resamples`
+ * resamples of size n drawn with replacement from a generator seeded by `seed`.
+ */
+export function bootstrapMean(values: readonly number[], options: BootstrapOptions = {}): Estimate {
+  const n = values.length;
+  if (n === 0) return { value: null, ci95: null, n: 0 };
+  const resamples = options.resamples ?? 2000;
+  const level = options.level ?? 0.95;
+  const random = mulberry32(seedFrom(options.seed ?? "medeval"));
+  const means = new Float64Array(resamples);
+  for (let b = 0; b < resamples; b++) {
+    let sum = 0;
+    for (let i = 0; i < n; i++) sum += values[Math.floor(random() * n)];
+    means[b] = sum / n;
+  }
+  means.sort();
+  const alpha = (1 - level) / 2;
+  const sorted = Array.from(means);
+  return { value: mean(values), ci95: [quantileSorted(sorted, alpha), quantileSorted(sorted, 1 - alpha)], n };
+}

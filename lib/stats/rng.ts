@@ -1,0 +1,22 @@
+/**
+ * Seeded pseudo-random numbers, so every resample and perturbation is reproducible.
+ * @module
+ */
+import { sha256Hex } from "../core/hash.ts";
+
+/** Returns a mulberry32 generator: a function giving uniform floats in [0, 1) from a 32-bit seed. */
+export function mulberry32(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** Returns a 32-bit seed derived from any text (e.g. `"bootstrap:MK:usability"`). */
+export function seedFrom(text: string): number {
+  return parseInt(sha256Hex(text).slice(0, 8), 16);
+}
