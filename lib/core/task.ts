@@ -5,6 +5,7 @@
  */
 import type { Judge } from "../judges/judge.ts";
 import type { ChatMessage, GenerationParams } from "../providers/types.ts";
+import type { ReportSpec } from "../report/run_report.ts";
 import type { Summary } from "../report/summary.ts";
 import type { StoredOutput, StoredScore } from "../store/run_store.ts";
 import type { Sample } from "./sample.ts";
@@ -92,6 +93,8 @@ export interface Task {
   readonly judgePrompt?: (sample: Sample, answer: string) => ChatMessage[];
   /** Judge prompt templates, by name (hashed into the manifest). */
   readonly judgeTemplates?: Record<string, string>;
+  /** How the summary is shown in tables and figures. */
+  readonly report: ReportSpec;
   /** Computes the summary (metrics with n and 95% CI, per group) from what the run store holds. */
   aggregate(view: RunView, labels: RunLabels): Summary;
 }

@@ -34,6 +34,13 @@ export async function createLlmEvalMedTask(options: LlmEvalMedOptions = {}): Pro
     scorers: [judgeScorer("judge")],
     judgePrompt: buildJudgeMessages,
     judgeTemplates: TEMPLATES,
+    report: {
+      metrics: [
+        { name: "usability", label: "usability", percent: true },
+        { name: "mean_score", label: "mean judge score", percent: false },
+      ],
+      overall: { name: "op", label: "OP" },
+    },
     aggregate: (view, labels) => aggregateLlmEvalMed(view, labels, ratings),
   };
 }

@@ -1,0 +1,21 @@
+/**
+ * The code version recorded in run manifests.
+ * @module
+ */
+
+/** Returns `{ commit, dirty }` of the project's git checkout, or `{ commit: "unknown" }` outside one. */
+export async function codeVersion(): Promise<{ commit: string; dirty: boolean }> {
+  const root = new URL("../..", import.meta.url).pathname;
+  const run = async (args: string[]) => {
+    const out = await new Deno.Command("git", { args, cwd: root, stdout: "piped", stderr: "null" }).output();
+    if (!out.success) throw new Error("git failed");
+    return new TextDecoder().decode(out.stdout).trim();
+  };
+  try {
+    const commit = await run(["rev-parse", "HEAD"]);
+    const dirty = (await run(["status", "--porcelain", "--untracked-files=no"])).length > 0;
+    return { commit, dirty };
+  } catch {
+    return { commit: "unknown", dirty: false };
+  }
+}

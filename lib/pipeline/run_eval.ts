@@ -1,0 +1,244 @@
+/**
+ * One evaluation run end to end: load and validate the data, open (or resume) the run store, check the
+ * manifest, run model and judge through the store, aggregate from the store, and write summary, per-sample
+ * results, tables, figures and the JSONL export into the output directory.
+ * @module
+ */
+import { getTask } from "../benchmarks/registry.ts";
+import { ConfigError } from "../core/errors.ts";
+import { evaluate, progressUnits, readRunView } from "../core/evaluate.ts";
+import { hashFile, hashValue } from "../core/hash.ts";
+import { type Sample, toConversations } from "../core/sample.ts";
+import type { RunLabels, Task } from "../core/task.ts";
+import { codeVersion } from "../core/version.ts";
+import { type Judge, LlmJudge } from "../judges/judge.ts";
+import { OverlapJudge } from "../judges/overlap_judge.ts";
+import { Caller } from "../providers/caller.ts";
+import { createProvider } from "../providers/factory.ts";
+import { DEFAULT_RETRY_POLICY, type RetryPolicy } from "../providers/retry.ts";
+import { Progress } from "../report/progress.ts";
+import type { Summary } from "../report/summary.ts";
+import { RunStore } from "../store/run_store.ts";
+import { writeRunOutputs } from "./write_outputs.ts";
+
+/** Everything `deno task eval` can be told. */
+export interface EvalConfig {
+  /** Registry name, e.g. `llmeval-med`. */
+  benchmark: string;
+  /** Model under test (or `offline:reference` / `offline:retrieval`). */
+  model: string;
+  /** Its base URL (default `$OPENAI_BASE_URL`). */
+  baseUrl?: string;
+  /** Environment variable with its API key (default `OPENAI_API_KEY`). */
+  apiKeyEnv?: string;
+  /** Judge model (or `offline:overlap`); required for judge-scored benchmarks. */
+  judge?: string;
+  /** Judge base URL (default: the model's base URL, then `$OPENAI_BASE_URL`). */
+  judgeBaseUrl?: string;
+  /** Environment variable with the judge's API key (default: `JUDGE_API_KEY` if set, else `OPENAI_API_KEY`). */
+  judgeApiKeyEnv?: string;
+  /** Judge runs per answer (default 3, the paper's protocol). */
+  judgeRuns?: number;
+  /** Data file (default: the benchmark's shipped sample). */
+  data?: string;
+  /** Evaluate at most this many samples (whole conversations, in file order). */
+  limit?: number;
+  /** Model requests in flight (default 8). */
+  concurrency?: number;
+  /** Judge requests in flight (default: `concurrency`). */
+  judgeConcurrency?: number;
+  /** Output directory. */
+  out: string;
+  /** Continue an existing run store instead of refusing to touch it. */
+  resume?: boolean;
+  /** Model temperature (default: server default). */
+  temperature?: number;
+  /** Model max new tokens (default: the benchmark's). */
+  maxTokens?: number;
+  /** Model seed. */
+  seed?: number;
+  /** Judge temperature. */
+  judgeTemperature?: number;
+  /** Seed of judge run 1 (default 0). */
+  judgeSeed?: number;
+  /** Request timeout, in seconds (default 120). */
+  timeoutSeconds?: number;
+  /** Retries per call (default 6). */
+  maxRetries?: number;
+  /** LLMEval-Med: CSV of human MTG ratings. */
+  humanEval?: string;
+  /** Condition name (default `default`). */
+  condition?: string;
+  /** Show progress (default `true`). */
+  progress?: boolean;
+  /** Render SVG/PNG/PDF with Chromium (default `true`; HTML is always written). */
+  renderFigures?: boolean;
+  /** Retry policy override (tests use short delays). */
+  retryPolicy?: RetryPolicy;
+}
+
+/** What a finished run returns. */
+export interface EvalResult {
+  /** The summary written to `summary.json`. */
+  summary: Summary;
+  /** Output directory. */
+  out: string;
+  /** Answers that failed for good plus scores whose judge call failed for good (0 = complete run). */
+  failures: number;
+  /** Calls answered from the store vs sent, by role. */
+  calls: Record<string, { cached: number; sent: number; retries: number }>;
+}
+
+/** Returns the first conversations of `samples` in file order holding at most `limit` samples (≥ 1 conversation). */
+export function limitSamples(samples: readonly Sample[], limit?: number): Sample[] {
+  if (limit === undefined) return [...samples];
+  const kept: Sample[] = [];
+  for (const conversation of toConversations(samples)) {
+    if (kept.length > 0 && kept.length + conversation.length > limit) break;
+    kept.push(...conversation);
+  }
+  const ids = new Set(kept.map((s) => s.id));
+  return samples.filter((s) => ids.has(s.id));
+}
+
+function resolveJudge(config: EvalConfig, task: Task, store: RunStore, progress: Progress, retry: RetryPolicy): Judge | undefined {
+  const needsJudge = task.scorers.some((s) => s.needsJudge);
+  if (!needsJudge) return undefined;
+  if (!config.judge) {
+    throw new ConfigError(
+      `${task.name} is scored by a judge: pass --judge NAME (with --judge-base-url URL), or --judge offline:overlap for an offline smoke test; the model under test is never used as its own judge by default`,
+    );
+  }
+  if (config.judge === "offline:overlap") return new OverlapJudge();
+  const provider = createProvider({
+    model: config.judge,
+    baseUrl: config.judgeBaseUrl ?? (config.model.startsWith("offline:") ? undefined : config.baseUrl),
+    apiKeyEnv: config.judgeApiKeyEnv ?? (Deno.env.get("JUDGE_API_KEY") ? "JUDGE_API_KEY" : "OPENAI_API_KEY"),
+    timeoutMs: (config.timeoutSeconds ?? 120) * 1000,
+    concurrency: config.judgeConcurrency ?? config.concurrency ?? 8,
+  });
+  if (!task.judgePrompt) throw new ConfigError(`${task.name} has no judge prompt`);
+  return new LlmJudge(new Caller(provider, store, "judge", retry, progress), {
+    buildPrompt: task.judgePrompt,
+    seed: config.judgeSeed ?? 0,
+    temperature: config.judgeTemperature,
+  });
+}
+
+/** The part of the manifest a resumed run must match. */
+function runIdentity(config: EvalConfig, task: Task, dataHash: string, n: number, judgeLabel: string | null) {
+  return {
+    benchmark: task.name,
+    condition: config.condition ?? "default",
+    model: config.model,
+    generation: { ...task.generation, temperature: config.temperature, maxTokens: config.maxTokens ?? task.generation.maxTokens, seed: config.seed },
+    judge: judgeLabel,
+    judge_runs: config.judgeRuns ?? 3,
+    judge_params: { temperature: config.judgeTemperature, seed: config.judgeSeed ?? 0 },
+    data_sha256: dataHash,
+    samples: n,
+    prompts: Object.fromEntries(
+      Object.entries({ ...task.solver.templates, ...task.judgeTemplates }).map(([k, v]) => [k, hashValue(v)]),
+    ),
+  };
+}
+
+/** Runs one evaluation as configured and writes its outputs. Throws ConfigError/InputError on bad settings. */
+export async function runEval(config: EvalConfig): Promise<EvalResult> {
+  const task = await getTask(config.benchmark, { humanEval: config.humanEval });
+  const dataPath = config.data ?? new URL(`../../${task.defaultDataPath}`, import.meta.url).pathname;
+  const samples = limitSamples(await task.load(dataPath), config.limit);
+  const judgeRuns = config.judgeRuns ?? 3;
+  if (!Number.isInteger(judgeRuns) || judgeRuns < 1) throw new ConfigError(`--judge-runs must be an integer ≥ 1, got ${judgeRuns}`);
+  const condition = config.condition ?? "default";
+
+  await Deno.mkdir(config.out, { recursive: true });
+  const storePath = `${config.out}/run.sqlite`;
+  let exists = false;
+  try {
+    exists = (await Deno.stat(storePath)).isFile;
+  } catch {
+    exists = false;
+  }
+  if (exists && !config.resume) {
+    throw new ConfigError(`${storePath} already holds a run: pass --resume to continue it, or choose another --out`);
+  }
+  const store = new RunStore(storePath);
+  try {
+    const units = progressUnits(samples, task.scorers, judgeRuns);
+    const progress = new Progress(`${task.name} ${config.model}`, units, { enabled: config.progress ?? true });
+    const retry = { ...DEFAULT_RETRY_POLICY, ...config.retryPolicy, ...(config.maxRetries !== undefined ? { maxRetries: config.maxRetries } : {}) };
+    const judge = resolveJudge(config, task, store, progress, retry);
+    const provider = createProvider({
+      model: config.model,
+      baseUrl: config.baseUrl,
+      apiKeyEnv: config.apiKeyEnv,
+      timeoutMs: (config.timeoutSeconds ?? 120) * 1000,
+      concurrency: config.concurrency,
+    }, samples);
+    const identity = runIdentity(config, task, await hashFile(dataPath), samples.length, judge?.label ?? null);
+    const previous = store.manifest();
+    if (previous) {
+      const old = previous.identity as Record<string, unknown>;
+      for (const [key, value] of Object.entries(identity)) {
+        if (hashValue(old?.[key]) !== hashValue(value)) {
+          throw new ConfigError(`cannot resume ${storePath}: "${key}" differs from the stored run (${JSON.stringify(old?.[key])} vs ${JSON.stringify(value)})`);
+        }
+      }
+      store.logEvent("resume", { at: new Date().toISOString() });
+    } else {
+      store.setManifest({
+        identity,
+        model: { name: provider.model, label: provider.label, offline: provider.offline },
+        judge: judge ? { label: judge.label, offline: judge.offline } : null,
+        data: { path: dataPath, sha256: identity.data_sha256, samples: samples.length },
+        code: await codeVersion(),
+        runtime: { deno: Deno.version.deno, os: Deno.build.os },
+        created_at: new Date().toISOString(),
+      });
+    }
+    store.putSamples(samples);
+    const modelCaller = new Caller(provider, store, "model", retry, progress);
+    const generation = {
+      ...task.generation,
+      ...(config.temperature !== undefined ? { temperature: config.temperature } : {}),
+      ...(config.maxTokens !== undefined ? { maxTokens: config.maxTokens } : {}),
+      ...(config.seed !== undefined ? { seed: config.seed } : {}),
+    };
+    const outcome = await evaluate({
+      samples,
+      solver: task.solver,
+      scorers: task.scorers,
+      model: modelCaller,
+      generation,
+      judge,
+      judgeRuns,
+      condition,
+      store,
+      progress,
+    });
+    progress.finish();
+    const labels: RunLabels = {
+      benchmark: task.name,
+      model: provider.offline ? provider.model : provider.label,
+      judge: judge?.label ?? null,
+      condition,
+      offline: provider.offline || (judge?.offline ?? false),
+      judgeRuns,
+    };
+    const summary = task.aggregate(readRunView(store, condition), labels);
+    await writeRunOutputs(config.out, task, store, summary, condition, config.renderFigures ?? true);
+    const judgeCaller = judge instanceof LlmJudge ? judge.caller : undefined;
+    return {
+      summary,
+      out: config.out,
+      failures: outcome.answerErrors + outcome.scoreFailures,
+      calls: {
+        model: modelCaller.stats,
+        ...(judgeCaller ? { judge: judgeCaller.stats } : {}),
+      },
+    };
+  } finally {
+    store.close();
+  }
+}

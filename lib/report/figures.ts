@@ -1,0 +1,187 @@
+/**
+ * Figures: Plotly figure specs with paper-ready defaults, written as standalone HTML (no browser needed) and
+ * rendered to SVG, PNG and PDF in headless Chromium (puppeteer-core + plotly.js-dist's `Plotly.toImage`).
+ * @module
+ */
+import puppeteer, { type Browser } from "puppeteer-core";
+import { ConfigError } from "../core/errors.ts";
+
+/** A Plotly figure: traces and layout, as plain JSON. */
+export interface FigureSpec {
+  /** Plotly traces. */
+  data: Record<string, unknown>[];
+  /** Plotly layout. */
+  layout: Record<string, unknown>;
+  /** Export width in CSS pixels (default 720). */
+  width?: number;
+  /** Export height in CSS pixels (default 420). */
+  height?: number;
+}
+
+/** Okabe–Ito palette: distinguishable with the common colour-vision deficiencies. */
+export const PALETTE = ["#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442", "#000000"];
+
+/** Font stack with CJK coverage, so Chinese labels render in exports. */
+export const FONT_FAMILY = "Arial, 'Noto Sans CJK SC', 'Noto Sans', 'DejaVu Sans', sans-serif";
+
+/** Returns `layout` merged over paper defaults: 14 px text, white background, palette, margins. */
+export function paperLayout(layout: Record<string, unknown>): Record<string, unknown> {
+  return {
+    font: { family: FONT_FAMILY, size: 14, color: "#000" },
+    colorway: PALETTE,
+    paper_bgcolor: "#fff",
+    plot_bgcolor: "#fff",
+    margin: { l: 70, r: 20, t: 50, b: 70 },
+    ...layout,
+  };
+}
+
+/** Where the plotly.js bundle lives (the npm package, installed into node_modules by Deno). */
+export function plotlyBundlePath(): string {
+  return new URL("../../node_modules/plotly.js-dist/plotly.js", import.meta.url).pathname;
+}
+
+/** Returns the Chromium executable: `$CHROME_PATH`, else the Debian paths; throws with the install command. */
+export function findChromium(): string {
+  const candidates = [Deno.env.get("CHROME_PATH"), "/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/bin/google-chrome"];
+  for (const path of candidates) {
+    if (!path) continue;
+    try {
+      if (Deno.statSync(path).isFile) return path;
+    } catch {
+      // not there
+    }
+  }
+  throw new ConfigError("no Chromium found for figure export: run `deno task setup` (or `apt-get install -y chromium`), or set CHROME_PATH");
+}
+
+/** Writes `<name>.html` showing the figure with `plotly.js` copied beside it; needs no browser to make. */
+export async function writeFigureHtml(dir: string, name: string, spec: FigureSpec): Promise<string> {
+  await Deno.mkdir(dir, { recursive: true });
+  const bundle = `${dir}/plotly.js`;
+  try {
+    await Deno.stat(bundle);
+  } catch {
+    await Deno.copyFile(plotlyBundlePath(), bundle);
+  }
+  const path = `${dir}/${name}.html`;
+  const json = JSON.stringify({ data: spec.data, layout: spec.layout }).replaceAll("</", "<\\/");
+  await Deno.writeTextFile(
+    path,
+    `<!doctype html>\n<html><head><meta charset="utf-8"><title>${name}</title><script src="plotly.js"></script></head>\n` +
+      `<body><div id="figure" style="width:${spec.width ?? 720}px;height:${spec.height ?? 420}px"></div>\n` +
+      `<script>const f = ${json}; Plotly.newPlot("figure", f.data, f.layout, {responsive: true});</script></body></html>\n`,
+  );
+  return path;
+}
+
+/**
+ * Returns `svg` with its generated element ids (Plotly makes random ones) renamed in order of appearance, so
+ * the same figure always gives the same bytes.
+ */
+export function normalizeSvgIds(svg: string): string {
+  const ids = [...new Set([...svg.matchAll(/\bid="([^"]+)"/g)].map((m) => m[1]))];
+  let out = svg;
+  ids.forEach((id, i) => {
+    const escaped = id.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+    out = out.replace(new RegExp(`(["(#])${escaped}(?=[")])`, "g"), `$1fig-id-${i}`);
+  });
+  return out;
+}
+
+/** Formats of {@linkcode FigureRenderer.render}. */
+export type ImageFormat = "svg" | "png" | "pdf";
+
+/** Renders figure specs to image files in one headless Chromium; close it when done. */
+export class FigureRenderer {
+  readonly #browser: Browser;
+
+  private constructor(browser: Browser) {
+    this.#browser = browser;
+  }
+
+  /** Starts headless Chromium (flags for a closed network: no background traffic). */
+  static async launch(): Promise<FigureRenderer> {
+    const browser = await puppeteer.launch({
+      executablePath: findChromium(),
+      headless: true,
+      args: [
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-quic",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--disable-dev-shm-usage",
+      ],
+    });
+    return new FigureRenderer(browser);
+  }
+
+  /** Writes `<dir>/<name>.<format>` for each format; returns the paths. */
+  async render(dir: string, name: string, spec: FigureSpec, formats: readonly ImageFormat[] = ["svg", "png", "pdf"]): Promise<string[]> {
+    await Deno.mkdir(dir, { recursive: true });
+    const page = await this.#browser.newPage();
+    try {
+      await page.setContent('<!doctype html><html><head><meta charset="utf-8"></head><body></body></html>');
+      await page.addScriptTag({ path: plotlyBundlePath() });
+      const width = spec.width ?? 720;
+      const height = spec.height ?? 420;
+      const figure = { data: spec.data, layout: { ...spec.layout, width, height } };
+      const toImage = (format: "svg" | "png", scale: number) =>
+        page.evaluate(
+          (fig, fmt, w, h, s) =>
+            // deno-lint-ignore no-explicit-any
+            (globalThis as any).Plotly.toImage(fig, { format: fmt, width: w, height: h, scale: s }) as Promise<string>,
+          figure,
+          format,
+          width,
+          height,
+          scale,
+        );
+      const written: string[] = [];
+      const svgUrl = await toImage("svg", 1);
+      const svg = normalizeSvgIds(decodeURIComponent(svgUrl.slice(svgUrl.indexOf(",") + 1)));
+      if (formats.includes("svg")) {
+        await Deno.writeTextFile(`${dir}/${name}.svg`, svg);
+        written.push(`${dir}/${name}.svg`);
+      }
+      if (formats.includes("png")) {
+        const pngUrl = await toImage("png", 3);
+        const bytes = Uint8Array.from(atob(pngUrl.slice(pngUrl.indexOf(",") + 1)), (c) => c.charCodeAt(0));
+        await Deno.writeFile(`${dir}/${name}.png`, bytes);
+        written.push(`${dir}/${name}.png`);
+      }
+      if (formats.includes("pdf")) {
+        await page.setContent(
+          `<!doctype html><html><head><style>@page{margin:0}html,body{margin:0}</style></head><body>${svg}</body></html>`,
+        );
+        const pdf = await page.pdf({ width: `${width}px`, height: `${height}px`, printBackground: true, pageRanges: "1" });
+        await Deno.writeFile(`${dir}/${name}.pdf`, pdf);
+        written.push(`${dir}/${name}.pdf`);
+      }
+      return written;
+    } finally {
+      await page.close();
+    }
+  }
+
+  /** Closes Chromium. */
+  async close(): Promise<void> {
+    await this.#browser.close();
+  }
+}
+
+/** Writes HTML for every figure, then SVG/PNG/PDF in one Chromium session; returns all paths written. */
+export async function exportFigures(dir: string, figures: Record<string, FigureSpec>): Promise<string[]> {
+  const written: string[] = [];
+  for (const [name, spec] of Object.entries(figures)) written.push(await writeFigureHtml(dir, name, spec));
+  const renderer = await FigureRenderer.launch();
+  try {
+    for (const [name, spec] of Object.entries(figures)) written.push(...await renderer.render(dir, name, spec));
+  } finally {
+    await renderer.close();
+  }
+  return written;
+}

@@ -1,0 +1,93 @@
+/**
+ * The tables and figures of one run, derived from its summary: one table per group field, a wide overview row
+ * (the primary metric per value of the first group field plus the overall value, as papers print it), and a
+ * bar chart with 95% CI error bars per group field.
+ * @module
+ */
+import type { FigureSpec } from "./figures.ts";
+import { paperLayout, PALETTE } from "./figures.ts";
+import type { Summary } from "./summary.ts";
+import { formatEstimate, groupTables, type MetricDisplay, summaryNotes, type Table } from "./tables.ts";
+
+/** How a benchmark's summary is shown. */
+export interface ReportSpec {
+  /** Metrics in column order; the first is the primary metric. */
+  metrics: readonly MetricDisplay[];
+  /** Name of the overall metric in the overview (e.g. `op`), default the primary metric. */
+  overall?: { name: string; label: string };
+}
+
+/** Returns the overview table: one row for the run, the primary metric per first-field group, then overall. */
+export function overviewTable(summaries: readonly Summary[], spec: ReportSpec): Table {
+  const primary = spec.metrics[0];
+  const overall = spec.overall ?? { name: primary.name, label: primary.label };
+  const field = Object.keys(summaries[0]?.groups ?? {})[0];
+  const keys = [...new Set(summaries.flatMap((s) => Object.keys(s.groups[field] ?? {})))];
+  return {
+    title: `${summaries[0]?.benchmark ?? ""}: ${primary.label}${primary.percent ? " (%)" : ""} by ${field}`,
+    columns: ["model", ...keys, overall.label],
+    rows: summaries.map((s) => [
+      s.offline ? `${s.model} [offline]` : s.model,
+      ...keys.map((k) => formatEstimate(s.groups[field]?.[k]?.[primary.name], primary.percent)),
+      formatEstimate(s.metrics[overall.name], primary.percent),
+    ]),
+    notes: summaries.length ? summaryNotes(summaries[0]) : [],
+  };
+}
+
+/** Returns all tables of a run by file name (`overview`, `by_<field>`). */
+export function runTables(summary: Summary, spec: ReportSpec): Record<string, Table> {
+  return { overview: overviewTable([summary], spec), ...groupTables(summary, spec.metrics) };
+}
+
+/** Returns a bar chart of `metric` per value of `field` for each summary, with 95% CI error bars. */
+export function groupBarFigure(summaries: readonly Summary[], field: string, metric: MetricDisplay): FigureSpec {
+  const k = metric.percent ? 100 : 1;
+  const keys = [...new Set(summaries.flatMap((s) => Object.keys(s.groups[field] ?? {})))];
+  const data = summaries.map((s, i) => {
+    const est = keys.map((key) => s.groups[field]?.[key]?.[metric.name]);
+    return {
+      type: "bar",
+      name: s.offline ? `${s.model} [offline]` : s.model,
+      x: keys,
+      y: est.map((e) => (e?.value ?? null) === null ? null : e!.value! * k),
+      error_y: {
+        type: "data",
+        symmetric: false,
+        array: est.map((e) => (e?.ci95 && e.value !== null ? (e.ci95[1] - e.value) * k : null)),
+        arrayminus: est.map((e) => (e?.ci95 && e.value !== null ? (e.value - e.ci95[0]) * k : null)),
+        color: "#333",
+        thickness: 1.5,
+        width: 4,
+      },
+      marker: { color: PALETTE[i % PALETTE.length] },
+      text: est.map((e) => `n=${e?.n ?? 0}`),
+      hovertemplate: "%{x}: %{y:.2f} (%{text})<extra>%{fullData.name}</extra>",
+    };
+  });
+  const offline = summaries.some((s) => s.offline) ? " — includes OFFLINE baselines" : "";
+  return {
+    data,
+    layout: paperLayout({
+      title: { text: `${summaries[0]?.benchmark ?? ""}: ${metric.label} by ${field}${offline}`, font: { size: 16 } },
+      barmode: "group",
+      yaxis: { title: { text: `${metric.label}${metric.percent ? " (%)" : ""}, 95% CI` }, rangemode: "tozero", gridcolor: "#e5e5e5" },
+      xaxis: { title: { text: field }, type: "category" },
+      legend: { orientation: "h", y: -0.25 },
+    }),
+    width: Math.max(640, 90 * keys.length * Math.max(1, summaries.length) + 160),
+    height: 440,
+  };
+}
+
+/** Returns the figures of a run: the primary metric by each group field with at most `maxGroups` values. */
+export function runFigures(summaries: readonly Summary[], spec: ReportSpec, maxGroups = 30): Record<string, FigureSpec> {
+  const figures: Record<string, FigureSpec> = {};
+  const fields = Object.keys(summaries[0]?.groups ?? {});
+  for (const field of fields) {
+    const count = new Set(summaries.flatMap((s) => Object.keys(s.groups[field] ?? {}))).size;
+    if (count === 0 || count > maxGroups) continue;
+    figures[`${spec.metrics[0].name}_by_${field}`] = groupBarFigure(summaries, field, spec.metrics[0]);
+  }
+  return figures;
+}

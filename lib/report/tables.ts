@@ -1,0 +1,140 @@
+/**
+ * Tables as plain data, written as Markdown, CSV and LaTeX (booktabs).
+ * @module
+ */
+import { csvField } from "../core/csv.ts";
+import type { Estimate } from "../stats/bootstrap.ts";
+import type { Summary } from "./summary.ts";
+
+/** A cell: text, a number, or empty. */
+export type Cell = string | number | null;
+
+/** A table with a title, column headers, rows and footnotes. */
+export interface Table {
+  /** Caption. */
+  title: string;
+  /** Column headers. */
+  columns: string[];
+  /** Rows of cells, one per column. */
+  rows: Cell[][];
+  /** Footnotes (method, labels such as OFFLINE). */
+  notes: string[];
+}
+
+/** Returns an estimate as `61.23 [55.10, 67.00]` (scaled by 100 when `percent`), or `–` without data. */
+export function formatEstimate(estimate: Estimate | undefined, percent: boolean, digits = 2): string {
+  if (!estimate || estimate.value === null) return "–";
+  const k = percent ? 100 : 1;
+  const f = (v: number) => (v * k).toFixed(digits);
+  return estimate.ci95 ? `${f(estimate.value)} [${f(estimate.ci95[0])}, ${f(estimate.ci95[1])}]` : f(estimate.value);
+}
+
+function cellText(cell: Cell): string {
+  return cell === null ? "" : String(cell);
+}
+
+/** Returns the table as GitHub-flavoured Markdown with its title and notes. */
+export function toMarkdown(table: Table): string {
+  const esc = (s: string) => s.replaceAll("|", "\\|").replaceAll("\n", " ");
+  const lines = [
+    `**${table.title}**`,
+    "",
+    `| ${table.columns.map(esc).join(" | ")} |`,
+    `| ${table.columns.map((_, i) => (i === 0 ? "---" : "---:")).join(" | ")} |`,
+    ...table.rows.map((row) => `| ${row.map((c) => esc(cellText(c))).join(" | ")} |`),
+  ];
+  if (table.notes.length) lines.push("", ...table.notes.map((n) => `- ${n}`));
+  return lines.join("\n") + "\n";
+}
+
+/** Returns the table as CSV (header row, then rows; title and notes are not part of CSV). */
+export function toCsv(table: Table): string {
+  return [table.columns, ...table.rows].map((row) => row.map(csvField).join(",")).join("\n") + "\n";
+}
+
+/** Escapes LaTeX special characters. */
+export function latexEscape(text: string): string {
+  return text.replace(/[\\{}$&#^_%~]/g, (ch) => {
+    if (ch === "\\") return "\\textbackslash{}";
+    if (ch === "^") return "\\textasciicircum{}";
+    if (ch === "~") return "\\textasciitilde{}";
+    return `\\${ch}`;
+  });
+}
+
+/** Returns the table as a LaTeX `table` with a booktabs `tabular` and the notes as a footnote block. */
+export function toLatex(table: Table, label?: string): string {
+  const spec = table.columns.map((_, i) => (i === 0 ? "l" : "r")).join("");
+  const row = (cells: Cell[]) => cells.map((c) => latexEscape(cellText(c))).join(" & ") + " \\\\";
+  const lines = [
+    "% requires \\usepackage{booktabs}",
+    "\\begin{table}[t]",
+    "\\centering",
+    `\\caption{${latexEscape(table.title)}}`,
+    ...(label ? [`\\label{${label}}`] : []),
+    `\\begin{tabular}{${spec}}`,
+    "\\toprule",
+    row(table.columns),
+    "\\midrule",
+    ...table.rows.map(row),
+    "\\bottomrule",
+    "\\end{tabular}",
+  ];
+  if (table.notes.length) {
+    lines.push("\\par\\smallskip\\footnotesize", ...table.notes.map((n) => `${latexEscape(n)}\\\\`));
+  }
+  lines.push("\\end{table}");
+  return lines.join("\n") + "\n";
+}
+
+/** Writes `<name>.md`, `<name>.csv` and `<name>.tex` into `dir`; returns the paths. */
+export async function writeTable(dir: string, name: string, table: Table): Promise<string[]> {
+  await Deno.mkdir(dir, { recursive: true });
+  const files: [string, string][] = [
+    [`${dir}/${name}.md`, toMarkdown(table)],
+    [`${dir}/${name}.csv`, toCsv(table)],
+    [`${dir}/${name}.tex`, toLatex(table, `tab:${name}`)],
+  ];
+  for (const [path, text] of files) await Deno.writeTextFile(path, text);
+  return files.map(([path]) => path);
+}
+
+/** How a metric is shown: header label and whether it is a rate (shown in %). */
+export interface MetricDisplay {
+  /** Metric name in the summary. */
+  name: string;
+  /** Column header. */
+  label: string;
+  /** `true` for rates in [0, 1], shown as percentages. */
+  percent: boolean;
+}
+
+/** Returns the footnotes every table of `summary` carries: model, judge, CI method, and the summary's notes. */
+export function summaryNotes(summary: Summary): string[] {
+  return [
+    `model: ${summary.model}; judge: ${summary.judge ?? "none"}; condition: ${summary.condition}`,
+    `values with 95% CI (${summary.ci_method})`,
+    ...summary.notes,
+  ];
+}
+
+/** Returns one table per group field of `summary`: group value, n, then each metric with its CI. */
+export function groupTables(summary: Summary, metrics: readonly MetricDisplay[]): Record<string, Table> {
+  const tables: Record<string, Table> = {};
+  for (const [field, groups] of Object.entries(summary.groups)) {
+    tables[`by_${field}`] = {
+      title: `${summary.benchmark} — ${summary.model}: results by ${field}`,
+      columns: [field, "n", ...metrics.map((m) => `${m.label}${m.percent ? " (%)" : ""}`)],
+      rows: [
+        ...Object.entries(groups).map(([key, est]) => [
+          key,
+          est[metrics[0].name]?.n ?? 0,
+          ...metrics.map((m) => formatEstimate(est[m.name], m.percent)),
+        ]),
+        ["all", summary.n, ...metrics.map((m) => formatEstimate(summary.metrics[m.name], m.percent))],
+      ],
+      notes: summaryNotes(summary),
+    };
+  }
+  return tables;
+}
