@@ -69,11 +69,76 @@ export function parseLenientJson(text: string, file: string): LenientJsonResult 
     return { value: JSON.parse(cleaned), nonFiniteTokens, objectLines };
   } catch (err) {
     const message = err instanceof Error ? err.message : String(err);
-    const pos = Number(message.match(/position (\d+)/)?.[1] ?? NaN);
-    const where = Number.isFinite(pos) ? lineColumn(cleaned, pos) : undefined;
+    const where = lineColumn(cleaned, jsonErrorOffset(cleaned));
     throw new InputError(
-      { file, record: where ? `line ${where.line}, column ${where.column}` : undefined },
-      `not valid JSON (${message.replace(/\s*\(line \d+ column \d+\)/, "")})`,
+      { file, record: `line ${where.line}, column ${where.column}` },
+      `not valid JSON (${message.replace(/,\s*".*$/s, "").slice(0, 80)})`,
     );
+  }
+}
+
+/** Returns the character offset at which a recursive-descent JSON reader first fails on `text`. */
+export function jsonErrorOffset(text: string): number {
+  let i = 0;
+  const ws = () => {
+    while (i < text.length && " \t\r\n".includes(text[i])) i++;
+  };
+  const fail = (): never => {
+    throw i;
+  };
+  const literal = (word: string) => (text.startsWith(word, i) ? (i += word.length) : fail());
+  const string = () => {
+    i++;
+    while (i < text.length && text[i] !== '"') i += text[i] === "\\" ? 2 : 1;
+    if (i >= text.length) fail();
+    i++;
+  };
+  const value = (): void => {
+    ws();
+    const ch = text[i];
+    if (ch === "{") {
+      i++;
+      ws();
+      if (text[i] === "}") return void i++;
+      for (;;) {
+        ws();
+        if (text[i] !== '"') fail();
+        string();
+        ws();
+        if (text[i] !== ":") fail();
+        i++;
+        value();
+        ws();
+        if (text[i] === ",") i++;
+        else if (text[i] === "}") return void i++;
+        else fail();
+      }
+    } else if (ch === "[") {
+      i++;
+      ws();
+      if (text[i] === "]") return void i++;
+      for (;;) {
+        value();
+        ws();
+        if (text[i] === ",") i++;
+        else if (text[i] === "]") return void i++;
+        else fail();
+      }
+    } else if (ch === '"') string();
+    else if (ch === "t") literal("true");
+    else if (ch === "f") literal("false");
+    else if (ch === "n") literal("null");
+    else {
+      const m = text.slice(i).match(/^-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?/);
+      if (!m) fail();
+      i += m![0].length;
+    }
+  };
+  try {
+    value();
+    ws();
+    return i < text.length ? i : text.length;
+  } catch (pos) {
+    return typeof pos === "number" ? Math.min(pos, text.length) : 0;
   }
 }

@@ -61,7 +61,9 @@ export function parseJudgeReply(text: string, min = 1, max = 5): ParsedVerdict |
   }
   for (const pattern of TEXT_PATTERNS) {
     const m = text.match(pattern);
-    if (m && inRange(Number(m[1]), min, max)) {
+    // A decimal such as "3.5" is not an integer score: skip the pattern rather than read its integer part.
+    const next = m ? text.slice(m.index! + m[0].indexOf(m[1]) + m[1].length) : "";
+    if (m && !/^\.\d/.test(next) && inRange(Number(m[1]), min, max)) {
       return { score: Number(m[1]), reason: text.trim(), method: "text" };
     }
   }
