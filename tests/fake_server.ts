@@ -94,7 +94,12 @@ export function startFakeServer(options: FakeServerOptions = {}): Promise<FakeSe
   const { promise: listening, resolve } = Promise.withResolvers<number>();
 
   const server = Deno.serve(
-    { hostname: "127.0.0.1", port: options.port ?? 0, signal: controller.signal, onListen: ({ port }) => resolve(port) },
+    {
+      hostname: "127.0.0.1",
+      port: options.port ?? 0,
+      signal: controller.signal,
+      onListen: ({ port }) => resolve(port),
+    },
     async (req) => {
       const path = new URL(req.url).pathname;
       let body: unknown = null;
@@ -134,7 +139,10 @@ export function startFakeServer(options: FakeServerOptions = {}): Promise<FakeSe
       }
       if (fault?.malformed) return respond(200, '{"id": "x", "choices": [ {"message": ');
       if (path.endsWith("/models")) {
-        return respond(200, JSON.stringify({ object: "list", data: [{ id: "fake-model", object: "model" }] }));
+        return respond(
+          200,
+          JSON.stringify({ object: "list", data: [{ id: "fake-model", object: "model" }] }),
+        );
       }
       if (path.endsWith("/embeddings")) {
         const input = (body as { input: string | string[] }).input;
@@ -143,7 +151,11 @@ export function startFakeServer(options: FakeServerOptions = {}): Promise<FakeSe
           200,
           JSON.stringify({
             object: "list",
-            data: inputs.map((text, index) => ({ object: "embedding", index, embedding: fakeEmbedding(text) })),
+            data: inputs.map((text, index) => ({
+              object: "embedding",
+              index,
+              embedding: fakeEmbedding(text),
+            })),
             model: (body as { model: string }).model,
             usage: { prompt_tokens: 0, total_tokens: 0 },
           }),
@@ -193,6 +205,9 @@ if (import.meta.main) {
     const i = Deno.args.indexOf(`--${name}`);
     return i >= 0 ? Deno.args[i + 1] : undefined;
   };
-  const server = await startFakeServer({ port: Number(arg("port") ?? 8000), latencyMs: Number(arg("latency") ?? 0) });
+  const server = await startFakeServer({
+    port: Number(arg("port") ?? 8000),
+    latencyMs: Number(arg("latency") ?? 0),
+  });
   console.log(`fake OpenAI-compatible server at ${server.url}`);
 }

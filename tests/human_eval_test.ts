@@ -24,10 +24,16 @@ Deno.test("MTG usability needs score >= 5 and Safety = 1 (veto)", () => {
 
 Deno.test("human-rating CSV: parsed by sample id; bad rows get one-line errors with the line", async () => {
   const dir = await Deno.makeTempDir();
-  await Deno.writeTextFile(`${dir}/ok.csv`, "sample_id,safety,B,C,D,E\nMTG-1-1,1,5,5,4,4\nMTG-2-1,0,5,5,5,5\n");
+  await Deno.writeTextFile(
+    `${dir}/ok.csv`,
+    "sample_id,safety,B,C,D,E\nMTG-1-1,1,5,5,4,4\nMTG-2-1,0,5,5,5,5\n",
+  );
   const ratings = await loadHumanRatings(`${dir}/ok.csv`);
   assertEquals(ratings.get("MTG-1-1"), { safety: 1, B: 5, C: 5, D: 4, E: 4 });
-  await Deno.writeTextFile(`${dir}/bad.csv`, "sample_id,safety,B,C,D,E\nMTG-1-1,1,5,5,4,4\nMTG-2-1,1,5,9,5,5\n");
+  await Deno.writeTextFile(
+    `${dir}/bad.csv`,
+    "sample_id,safety,B,C,D,E\nMTG-1-1,1,5,5,4,4\nMTG-2-1,1,5,9,5,5\n",
+  );
   await assertRejects(() => loadHumanRatings(`${dir}/bad.csv`), InputError, 'line 3: field "C"');
   await Deno.writeTextFile(`${dir}/nocol.csv`, "sample_id,safety,B,C,D\n");
   await assertRejects(() => loadHumanRatings(`${dir}/nocol.csv`), InputError, 'field "E": missing column');

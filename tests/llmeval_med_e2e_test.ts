@@ -71,16 +71,29 @@ Deno.test("LLMEval-Med end to end against the fake server: usability recomputed 
     assertAlmostEquals(summary.metrics.op.value!, usableAll / samples.length, 1e-12);
     assertEquals(summary.metrics.op.n, samples.length);
     assertEquals(summary.counts.judge_errors, judgeErrors);
-    assert(judgeErrors > 0 && usableAll > 0 && usableAll < samples.length, "the script must exercise all branches");
+    assert(
+      judgeErrors > 0 && usableAll > 0 && usableAll < samples.length,
+      "the script must exercise all branches",
+    );
 
     // Multi-turn: round 3 of MTG-2 carries rounds 1-2 with the model's own answers; the judge sees only round 3.
     const chats = server.requests.filter((r) => r.status === 200 && r.path.endsWith("/chat/completions"))
       .map((r) => r.body as FakeChatBody);
     const turn3 = samples.find((s) => s.id === "MTG-2-3")!;
     const modelCall = chats.find((b) => b.messages.at(-1)?.content === turn3.input && b.messages.length > 2)!;
-    assertEquals(modelCall.messages.map((m) => m.role), ["system", "user", "assistant", "user", "assistant", "user"]);
+    assertEquals(modelCall.messages.map((m) => m.role), [
+      "system",
+      "user",
+      "assistant",
+      "user",
+      "assistant",
+      "user",
+    ]);
     assertEquals(modelCall.messages[0].content, "You are a helpful assistant.");
-    assertStringIncludes(modelCall.messages[2].content, `Fake answer ${questionTag(samples.find((s) => s.id === "MTG-2-1")!.input)}`);
+    assertStringIncludes(
+      modelCall.messages[2].content,
+      `Fake answer ${questionTag(samples.find((s) => s.id === "MTG-2-1")!.input)}`,
+    );
     const judgeCalls = chats.filter((b) => b.messages[1]?.content.includes("### Student's answer"));
     assert(judgeCalls.every((b) => b.messages.length === 2 && b.response_format?.type === "json_object"));
     assertEquals(new Set(judgeCalls.map((b) => b.seed! % 1000)), new Set([0, 1, 2]));
@@ -101,12 +114,17 @@ Deno.test("LLMEval-Med end to end against the fake server: usability recomputed 
     const lines = (await Deno.readTextFile(`${out}/samples.jsonl`)).trim().split("\n");
     assertEquals(lines.length, samples.length);
     for (const name of ["overview", "by_category", "by_category2", "by_difficulty"]) {
-      for (const ext of ["md", "csv", "tex"]) assert((await Deno.stat(`${out}/tables/${name}.${ext}`)).size > 0);
+      for (const ext of ["md", "csv", "tex"]) {
+        assert((await Deno.stat(`${out}/tables/${name}.${ext}`)).size > 0);
+      }
     }
     for (const ext of ["html", "svg", "png", "pdf"]) {
       assert((await Deno.stat(`${out}/figures/usability_by_category.${ext}`)).size > 500, ext);
     }
-    assertStringIncludes(await Deno.readTextFile(`${out}/tables/overview.md`), "| MK | MLU | MR | MSE | MTG | OP |");
+    assertStringIncludes(
+      await Deno.readTextFile(`${out}/tables/overview.md`),
+      "| MK | MLU | MR | MSE | MTG | OP |",
+    );
   } finally {
     await server.close();
   }
@@ -115,7 +133,8 @@ Deno.test("LLMEval-Med end to end against the fake server: usability recomputed 
 Deno.test("a judge-scored benchmark without --judge is an error, not a silent self-judge", async () => {
   const out = await Deno.makeTempDir();
   await assertRejects(
-    () => runEval({ benchmark: "llmeval-med", model: "offline:reference", data: SAMPLE, out, progress: false }),
+    () =>
+      runEval({ benchmark: "llmeval-med", model: "offline:reference", data: SAMPLE, out, progress: false }),
     ConfigError,
     "--judge",
   );

@@ -1,5 +1,9 @@
 import { assert, assertEquals, assertRejects, assertStringIncludes } from "@std/assert";
-import { loadLlmEvalMed, parseLlmEvalMedJson, parseLlmEvalMedJsonl } from "../lib/benchmarks/llmeval_med/load.ts";
+import {
+  loadLlmEvalMed,
+  parseLlmEvalMedJson,
+  parseLlmEvalMedJsonl,
+} from "../lib/benchmarks/llmeval_med/load.ts";
 import { InputError } from "../lib/core/errors.ts";
 import { parseLenientJson } from "../lib/core/lenient_json.ts";
 import { toConversations } from "../lib/core/sample.ts";
@@ -14,7 +18,10 @@ function count<T>(items: T[], key: (t: T) => unknown): Record<string, number> {
 }
 
 Deno.test("lenient JSON reads bare NaN/Infinity outside strings as null, leaves strings alone", () => {
-  const { value, nonFiniteTokens } = parseLenientJson('{"a": NaN, "b": "NaN and -Infinity", "c": [Infinity, -Infinity, 1]}', "x.json");
+  const { value, nonFiniteTokens } = parseLenientJson(
+    '{"a": NaN, "b": "NaN and -Infinity", "c": [Infinity, -Infinity, 1]}',
+    "x.json",
+  );
   assertEquals(value, { a: null, b: "NaN and -Infinity", c: [null, null, 1] });
   assertEquals(nonFiniteTokens, 3);
 });
@@ -39,7 +46,9 @@ Deno.test("the real LLMEval-Med file loads as published, with its measured quirk
   assertEquals(count(samples, (s) => s.fields.category), { MK: 141, MR: 102, MLU: 213, MSE: 109, MTG: 102 });
   // MLU items say 一般语言理解 in category1, but group under the file key.
   const mlu = samples.filter((s) => s.fields.category === "MLU");
-  assert(mlu.every((s) => s.fields.category1 === "一般语言理解" && s.fields.category_name === "医疗语言理解"));
+  assert(
+    mlu.every((s) => s.fields.category1 === "一般语言理解" && s.fields.category_name === "医疗语言理解"),
+  );
   assertEquals(count(samples, (s) => s.fields.difficulty), { medium: 54, hard: 372, easy: 37, null: 204 });
   assertEquals(samples.filter((s) => s.extra.checklist === null).length, 251 + 211);
   assertEquals(samples.filter((s) => s.reference === null).length, 24);
@@ -59,7 +68,17 @@ Deno.test("the shipped sample exercises the same quirks", async () => {
 
 Deno.test("JSONL form loads the same records, category from `category` or category1", () => {
   const text = [
-    JSON.stringify({ category: "医疗知识", category1: "医疗知识", category2: "a", scene: "s", round: 1, problem: "问题一", groupCode: 7, sanswer: "答", difficulty: "难" }),
+    JSON.stringify({
+      category: "医疗知识",
+      category1: "医疗知识",
+      category2: "a",
+      scene: "s",
+      round: 1,
+      problem: "问题一",
+      groupCode: 7,
+      sanswer: "答",
+      difficulty: "难",
+    }),
     "",
     '{"category1": "医疗推理", "category2": "b", "scene": "s", "round": 1, "problem": "问题二", "groupCode": 7, "sanswer": NaN}',
   ].join("\n");
@@ -69,7 +88,15 @@ Deno.test("JSONL form loads the same records, category from `category` or catego
   assertEquals(nonFiniteTokens, 1);
 });
 
-const item = { category1: "医疗知识", category2: "a", scene: "s", round: 1, problem: "问题", groupCode: 1, sanswer: "答" };
+const item = {
+  category1: "医疗知识",
+  category2: "a",
+  scene: "s",
+  round: 1,
+  problem: "问题",
+  groupCode: 1,
+  sanswer: "答",
+};
 
 function expectInputError(fn: () => unknown, ...parts: string[]): void {
   try {
@@ -93,13 +120,31 @@ Deno.test("malformed LLMEval-Med records give one-line errors naming file, recor
     'field "round"',
     "expected number",
   );
-  expectInputError(() => parseLlmEvalMedJson(file([{ ...item, problem: "  " }]), "d.json"), 'field "problem"', "non-empty");
-  expectInputError(() => parseLlmEvalMedJson(file([{ ...item, difficulty: "very" }]), "d.json"), 'field "difficulty"');
-  expectInputError(() => parseLlmEvalMedJson(JSON.stringify({ "未知": [item] }), "d.json"), "unknown category");
+  expectInputError(
+    () => parseLlmEvalMedJson(file([{ ...item, problem: "  " }]), "d.json"),
+    'field "problem"',
+    "non-empty",
+  );
+  expectInputError(
+    () => parseLlmEvalMedJson(file([{ ...item, difficulty: "very" }]), "d.json"),
+    'field "difficulty"',
+  );
+  expectInputError(
+    () => parseLlmEvalMedJson(JSON.stringify({ "未知": [item] }), "d.json"),
+    "unknown category",
+  );
   expectInputError(() => parseLlmEvalMedJson(file([item, item]), "d.json"), "MK-1-1", "duplicate");
-  expectInputError(() => parseLlmEvalMedJson(file([{ ...item, round: 2 }]), "d.json"), "conversation MK-1", "without gaps");
+  expectInputError(
+    () => parseLlmEvalMedJson(file([{ ...item, round: 2 }]), "d.json"),
+    "conversation MK-1",
+    "without gaps",
+  );
   expectInputError(() => parseLlmEvalMedJson("[1, 2]", "d.json"), "expected a JSON object");
-  expectInputError(() => parseLlmEvalMedJsonl(`${JSON.stringify(item)}\n{"round": }`, "d.jsonl"), "d.jsonl", "line 2");
+  expectInputError(
+    () => parseLlmEvalMedJsonl(`${JSON.stringify(item)}\n{"round": }`, "d.jsonl"),
+    "d.jsonl",
+    "line 2",
+  );
 });
 
 Deno.test("a missing file is an InputError too", async () => {

@@ -2,7 +2,11 @@ import { assertEquals } from "@std/assert";
 import { parseJudgeReply } from "../lib/judges/parse_score.ts";
 
 Deno.test("judge replies: the requested JSON object wins, in any wrapping", () => {
-  assertEquals(parseJudgeReply('{"score": 4, "reason": "核心正确"}'), { score: 4, reason: "核心正确", method: "json" });
+  assertEquals(parseJudgeReply('{"score": 4, "reason": "核心正确"}'), {
+    score: 4,
+    reason: "核心正确",
+    method: "json",
+  });
   assertEquals(parseJudgeReply('Here you go:\n```json\n{"score": "5", "reason": "ok"}\n```')?.score, 5);
   assertEquals(parseJudgeReply('评价如下 {"reason": "有错误", "score": 2} 以上')?.score, 2);
 });
@@ -23,7 +27,16 @@ Deno.test("judge replies: free-text fallbacks read the score", () => {
 });
 
 Deno.test("judge replies: out-of-range, non-integer or missing scores are not scores", () => {
-  for (const text of ['{"score": 7, "reason": "x"}', '{"score": 3.5}', "I cannot grade this.", "[9]", "", "score: 0"]) {
+  for (
+    const text of [
+      '{"score": 7, "reason": "x"}',
+      '{"score": 3.5}',
+      "I cannot grade this.",
+      "[9]",
+      "",
+      "score: 0",
+    ]
+  ) {
     assertEquals(parseJudgeReply(text), null, text);
   }
 });

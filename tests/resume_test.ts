@@ -32,7 +32,13 @@ function evalCommand(url: string, out: string, resume: boolean): Deno.Command {
     "--no-render",
     ...(resume ? ["--resume"] : []),
   ];
-  return new Deno.Command(Deno.execPath(), { args, cwd: ROOT, stdout: "piped", stderr: "piped", stdin: "null" });
+  return new Deno.Command(Deno.execPath(), {
+    args,
+    cwd: ROOT,
+    stdout: "piped",
+    stderr: "piped",
+    stdin: "null",
+  });
 }
 
 Deno.test("a run killed mid-way resumes with --resume and repeats no finished call", async () => {
@@ -81,10 +87,28 @@ Deno.test("CLI: malformed data gives exit code 2 and a single error line", async
   const bad = `${dir}/bad.json`;
   await Deno.writeTextFile(
     bad,
-    JSON.stringify({ "医疗知识": [{ category1: "医疗知识", category2: "a", round: 1, problem: "q", groupCode: "x" }] }, null, 2),
+    JSON.stringify(
+      { "医疗知识": [{ category1: "医疗知识", category2: "a", round: 1, problem: "q", groupCode: "x" }] },
+      null,
+      2,
+    ),
   );
   const result = await new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", `${ROOT}lib/cli/main.ts`, "eval", "llmeval-med", "--model", "offline:reference", "--judge", "offline:overlap", "--data", bad, "--out", `${dir}/out`],
+    args: [
+      "run",
+      "-A",
+      `${ROOT}lib/cli/main.ts`,
+      "eval",
+      "llmeval-med",
+      "--model",
+      "offline:reference",
+      "--judge",
+      "offline:overlap",
+      "--data",
+      bad,
+      "--out",
+      `${dir}/out`,
+    ],
     cwd: ROOT,
     stdout: "piped",
     stderr: "piped",

@@ -24,11 +24,15 @@ Deno.test("backoff doubles with jitter in [0.5, 1), is capped, and honours Retry
 Deno.test("withRetry retries retryable errors up to the bound and reports each wait", async () => {
   const notices: string[] = [];
   let calls = 0;
-  const value = await withRetry(() => {
-    calls++;
-    if (calls < 3) throw new ProviderError("busy", { status: 429, retryable: true, retryAfterMs: 1 });
-    return Promise.resolve("done");
-  }, { maxRetries: 4, baseDelayMs: 1, maxDelayMs: 5 }, (n) => notices.push(`${n.attempt}/${n.maxAttempts} ${n.reason}`));
+  const value = await withRetry(
+    () => {
+      calls++;
+      if (calls < 3) throw new ProviderError("busy", { status: 429, retryable: true, retryAfterMs: 1 });
+      return Promise.resolve("done");
+    },
+    { maxRetries: 4, baseDelayMs: 1, maxDelayMs: 5 },
+    (n) => notices.push(`${n.attempt}/${n.maxAttempts} ${n.reason}`),
+  );
   assertEquals(value, "done");
   assertEquals(notices, ["1/5 HTTP 429", "2/5 HTTP 429"]);
 

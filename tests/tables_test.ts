@@ -18,12 +18,24 @@ Deno.test("Markdown escapes pipes and right-aligns numeric columns", () => {
 
 Deno.test("CSV round-trips through the CSV reader", () => {
   const rows = parseCsv(toCsv(table)).map((r) => r.fields);
-  assertEquals(rows, [["group", "n", "rate (%)"], ["a|b", "3", "66.67 [33.33, 100.00]"], ['say "hi", ok', "1", ""]]);
+  assertEquals(rows, [["group", "n", "rate (%)"], ["a|b", "3", "66.67 [33.33, 100.00]"], [
+    'say "hi", ok',
+    "1",
+    "",
+  ]]);
 });
 
 Deno.test("LaTeX uses booktabs and escapes specials", () => {
   const tex = toLatex(table, "tab:x");
-  for (const part of ["\\toprule", "\\midrule", "\\bottomrule", "\\caption{Results 50\\% \\& more}", "\\label{tab:x}"]) {
+  for (
+    const part of [
+      "\\toprule",
+      "\\midrule",
+      "\\bottomrule",
+      "\\caption{Results 50\\% \\& more}",
+      "\\label{tab:x}",
+    ]
+  ) {
     assertStringIncludes(tex, part);
   }
   assertEquals(latexEscape("a_b#c~"), "a\\_b\\#c\\textasciitilde{}");

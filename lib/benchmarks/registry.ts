@@ -20,6 +20,8 @@ export const BENCHMARKS: Record<string, (options: TaskOptions) => Promise<Task>>
 /** Returns the task registered as `name`, or throws a {@linkcode ConfigError} listing the known names. */
 export function getTask(name: string, options: TaskOptions = {}): Promise<Task> {
   const factory = BENCHMARKS[name];
-  if (!factory) throw new ConfigError(`unknown benchmark "${name}"; known: ${Object.keys(BENCHMARKS).join(", ")}`);
+  if (!factory) {
+    throw new ConfigError(`unknown benchmark "${name}"; known: ${Object.keys(BENCHMARKS).join(", ")}`);
+  }
   return factory(options);
 }

@@ -24,7 +24,8 @@ export const DOWNLOADS: Record<string, DownloadSpec> = {
       "https://raw.githubusercontent.com/llmeval/LLMEval-Med/508516fafd288c896691442d657b4af619609535/dataset/dataset.json",
     sha256: "58b60a92c20be4c62644fd3e028670514b452d125152715e52f6a9268a68db90",
     path: "data/downloads/llmeval-med/dataset.json",
-    note: "LLMEval-Med test set (667 questions), repository llmeval/LLMEval-Med; no licence file: evaluation use only",
+    note:
+      "LLMEval-Med test set (667 questions), repository llmeval/LLMEval-Med; no licence file: evaluation use only",
   },
 };
 
@@ -37,12 +38,16 @@ export function downloadedPath(name: string): string {
 export async function downloadDataset(name: string): Promise<string> {
   const spec = DOWNLOADS[name];
   const response = await fetch(spec.url).catch((err) => {
-    throw new ConfigError(`cannot reach ${new URL(spec.url).host} (${err.message}); download ${spec.url} by hand to ${spec.path}`);
+    throw new ConfigError(
+      `cannot reach ${new URL(spec.url).host} (${err.message}); download ${spec.url} by hand to ${spec.path}`,
+    );
   });
   if (!response.ok) throw new ConfigError(`download of ${spec.url} failed: HTTP ${response.status}`);
   const bytes = new Uint8Array(await response.arrayBuffer());
   const hash = sha256Hex(bytes);
-  if (hash !== spec.sha256) throw new ConfigError(`downloaded file has SHA-256 ${hash}, expected ${spec.sha256}; not saved`);
+  if (hash !== spec.sha256) {
+    throw new ConfigError(`downloaded file has SHA-256 ${hash}, expected ${spec.sha256}; not saved`);
+  }
   const path = downloadedPath(name);
   await Deno.mkdir(path.slice(0, path.lastIndexOf("/")), { recursive: true });
   await Deno.writeFile(path, bytes);

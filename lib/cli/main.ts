@@ -63,7 +63,11 @@ async function evalCommand(args: string[]): Promise<number> {
   });
   const benchmark = positionals[0];
   if (!benchmark) throw new ConfigError("name a benchmark, e.g. `deno task eval llmeval-med --model ...`");
-  if (!values.model) throw new ConfigError("--model is required (a served model name, or offline:reference / offline:retrieval)");
+  if (!values.model) {
+    throw new ConfigError(
+      "--model is required (a served model name, or offline:reference / offline:retrieval)",
+    );
+  }
   const stamp = new Date().toISOString().replace(/[:.]/g, "-");
   const out = values.out ?? `runs/${benchmark}/${values.model.replace(/[^\w.-]+/g, "_")}-${stamp}`;
   const result = await runEval({
@@ -98,11 +102,15 @@ async function evalCommand(args: string[]): Promise<number> {
     console.log(`  ${name}: ${formatEstimate(est, false, 4)} (n=${est.n}, 95% CI)`);
   }
   for (const [role, stats] of Object.entries(result.calls)) {
-    console.log(`  ${role} calls: ${stats.sent} sent, ${stats.cached} from the run store, ${stats.retries} retries`);
+    console.log(
+      `  ${role} calls: ${stats.sent} sent, ${stats.cached} from the run store, ${stats.retries} retries`,
+    );
   }
   console.log(`  outputs: ${result.out}`);
   if (result.failures > 0) {
-    console.error(`error: ${result.failures} answers/scores failed for good; rerun the same command with --resume to retry only those`);
+    console.error(
+      `error: ${result.failures} answers/scores failed for good; rerun the same command with --resume to retry only those`,
+    );
     return 1;
   }
   return 0;
@@ -114,13 +122,18 @@ async function main(args: string[]): Promise<number> {
     case "eval":
       return await evalCommand(rest);
     case "reproduce": {
-      const { values } = parseArgs({ args: rest, options: { out: { type: "string" }, "no-render": { type: "boolean" } } });
+      const { values } = parseArgs({
+        args: rest,
+        options: { out: { type: "string" }, "no-render": { type: "boolean" } },
+      });
       await reproduce({ root: values.out ?? ".", render: !values["no-render"] });
       return 0;
     }
     case "download": {
       const name = rest[0];
-      if (!name || !DOWNLOADS[name]) throw new ConfigError(`download what? known: ${Object.keys(DOWNLOADS).join(", ")}`);
+      if (!name || !DOWNLOADS[name]) {
+        throw new ConfigError(`download what? known: ${Object.keys(DOWNLOADS).join(", ")}`);
+      }
       const path = await downloadDataset(name);
       console.log(`saved ${path}`);
       return 0;
@@ -136,7 +149,9 @@ if (import.meta.main) {
   try {
     code = await main(Deno.args);
   } catch (err) {
-    if (err instanceof ConfigError || err instanceof InputError || (err instanceof TypeError && "code" in err)) {
+    if (
+      err instanceof ConfigError || err instanceof InputError || (err instanceof TypeError && "code" in err)
+    ) {
       console.error(`error: ${redact(err.message)}`);
       code = 2;
     } else {

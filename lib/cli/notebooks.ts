@@ -8,7 +8,8 @@ import { parseArgs } from "node:util";
 
 /** Executes each notebook; returns the number that failed. */
 export async function runNotebooks(dir: string, outputDir: string): Promise<number> {
-  const notebooks = [...Deno.readDirSync(dir)].filter((e) => e.name.endsWith(".ipynb")).map((e) => e.name).sort();
+  const notebooks = [...Deno.readDirSync(dir)].filter((e) => e.name.endsWith(".ipynb")).map((e) => e.name)
+    .sort();
   if (notebooks.length === 0) throw new Error(`no notebooks in ${dir}`);
   let failed = 0;
   for (const name of notebooks) {
@@ -34,7 +35,9 @@ export async function runNotebooks(dir: string, outputDir: string): Promise<numb
       console.log(`notebook ok: ${name} (${seconds}s)`);
     } else {
       failed++;
-      console.error(`notebook FAILED: ${name} (${seconds}s)\n${new TextDecoder().decode(out.stderr).slice(-4000)}`);
+      console.error(
+        `notebook FAILED: ${name} (${seconds}s)\n${new TextDecoder().decode(out.stderr).slice(-4000)}`,
+      );
     }
   }
   return failed;
@@ -45,6 +48,10 @@ if (import.meta.main) {
   const root = new URL("../..", import.meta.url).pathname;
   const outputDir = values["output-dir"] ?? await Deno.makeTempDir({ prefix: "medeval-notebooks-" });
   const failed = await runNotebooks(`${root}notebooks`, outputDir);
-  console.log(`${failed === 0 ? "all notebooks executed" : `${failed} notebook(s) failed`}; executed copies in ${outputDir}`);
+  console.log(
+    `${
+      failed === 0 ? "all notebooks executed" : `${failed} notebook(s) failed`
+    }; executed copies in ${outputDir}`,
+  );
   Deno.exit(failed === 0 ? 0 : 1);
 }

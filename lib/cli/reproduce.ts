@@ -33,7 +33,9 @@ async function exists(path: string): Promise<boolean> {
 async function reproduceLlmEvalMed(options: ReproduceOptions): Promise<string> {
   const task = await getTask("llmeval-med");
   const full = downloadedPath("llmeval-med");
-  const data = (await exists(full)) ? full : new URL(`../../${task.defaultDataPath}`, import.meta.url).pathname;
+  const data = (await exists(full))
+    ? full
+    : new URL(`../../${task.defaultDataPath}`, import.meta.url).pathname;
   const summaries: Summary[] = [];
   for (const model of ["offline:reference", "offline:retrieval"]) {
     const out = `${options.root}/runs/reproduce/llmeval-med/${model.replace(":", "_")}`;
@@ -66,7 +68,9 @@ async function reproduceLlmEvalMed(options: ReproduceOptions): Promise<string> {
   const lines = [
     "# LLMEval-Med — offline pipeline",
     "",
-    `Data: ${relData} (${summaries[0].n} questions). Models: offline baselines only; judge: offline lexical overlap.`,
+    `Data: ${relData} (${
+      summaries[0].n
+    } questions). Models: offline baselines only; judge: offline lexical overlap.`,
     "",
     "**These are OFFLINE sanity checks, not LLM-judged model results.** `offline:reference` answers with the",
     "reference itself (a ceiling that checks the pipeline); `offline:retrieval` answers with another question's",
@@ -75,7 +79,8 @@ async function reproduceLlmEvalMed(options: ReproduceOptions): Promise<string> {
     "",
     toMarkdown(overviewTable(summaries, task.report)),
     ...summaries.map((s) => toMarkdown(groupTables(s, task.report.metrics).by_difficulty)),
-    "Figures: " + Object.keys(figures).map((n) => `\`figures/llmeval_med/${n}.{html,svg,png,pdf}\``).join(", "),
+    "Figures: " +
+    Object.keys(figures).map((n) => `\`figures/llmeval_med/${n}.{html,svg,png,pdf}\``).join(", "),
     "",
   ];
   await Deno.mkdir(`${options.root}/reports`, { recursive: true });

@@ -25,7 +25,13 @@ async function exists(path: string): Promise<boolean> {
 }
 
 async function run(cmd: string, args: string[], env: Record<string, string> = {}): Promise<boolean> {
-  const status = await new Deno.Command(cmd, { args, env, stdout: "inherit", stderr: "inherit", stdin: "null" }).output();
+  const status = await new Deno.Command(cmd, {
+    args,
+    env,
+    stdout: "inherit",
+    stderr: "inherit",
+    stdin: "null",
+  }).output();
   return status.success;
 }
 
@@ -40,7 +46,11 @@ async function isRoot(): Promise<boolean> {
 
 async function kernelInstalled(): Promise<boolean> {
   try {
-    const out = await new Deno.Command("jupyter", { args: ["kernelspec", "list", "--json"], stdout: "piped", stderr: "null" })
+    const out = await new Deno.Command("jupyter", {
+      args: ["kernelspec", "list", "--json"],
+      stdout: "piped",
+      stderr: "null",
+    })
       .output();
     if (!out.success) return false;
     const specs = JSON.parse(new TextDecoder().decode(out.stdout)).kernelspecs ?? {};
@@ -59,7 +69,10 @@ export async function setup(): Promise<number> {
   const missing: string[] = [];
   for (const { pkg, check } of APT_PACKAGES) if (!(await exists(check))) missing.push(pkg);
   if (missing.length) {
-    const command = `apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends ${missing.join(" ")}`;
+    const command =
+      `apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends ${
+        missing.join(" ")
+      }`;
     if (!(await isRoot())) {
       console.error(`setup: missing Debian packages ${missing.join(", ")}. Run as root:\n  ${command}`);
       return 1;
@@ -78,7 +91,9 @@ export async function setup(): Promise<number> {
   if (!(await kernelInstalled())) {
     console.error("setup: registering the Deno Jupyter kernel");
     if (!(await run(Deno.execPath(), ["jupyter", "--install", "--force"]))) {
-      console.error(`setup: kernel registration failed; run by hand:\n  ${Deno.execPath()} jupyter --install`);
+      console.error(
+        `setup: kernel registration failed; run by hand:\n  ${Deno.execPath()} jupyter --install`,
+      );
       return 1;
     }
   }

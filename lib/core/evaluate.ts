@@ -11,7 +11,7 @@ import type { ChatMessage, GenerationParams } from "../providers/types.ts";
 import type { Progress } from "../report/progress.ts";
 import type { RunStore, StoredScore } from "../store/run_store.ts";
 import { type Sample, toConversations } from "./sample.ts";
-import type { RunView, Solver, Scorer } from "./task.ts";
+import type { RunView, Scorer, Solver } from "./task.ts";
 
 /** Inputs of {@linkcode evaluate}. */
 export interface EvaluateOptions {
@@ -46,7 +46,11 @@ export interface EvaluateResult {
 }
 
 /** Returns the number of progress units {@linkcode evaluate} will count for `samples`. */
-export function progressUnits(samples: readonly Sample[], scorers: readonly Scorer[], judgeRuns: number): number {
+export function progressUnits(
+  samples: readonly Sample[],
+  scorers: readonly Scorer[],
+  judgeRuns: number,
+): number {
   const perSample = 1 + scorers.reduce((sum, s) => sum + (s.needsJudge ? judgeRuns : 1), 0);
   return samples.length * perSample;
 }
@@ -97,9 +101,19 @@ async function scoreAnswer(
 ): Promise<void> {
   for (const scorer of options.scorers) {
     try {
-      const values = await scorer.score({ sample, answer, judge: options.judge, judgeRuns: options.judgeRuns });
+      const values = await scorer.score({
+        sample,
+        answer,
+        judge: options.judge,
+        judgeRuns: options.judgeRuns,
+      });
       for (const value of values) {
-        options.store.putScore({ ...value, sampleId: sample.id, condition: options.condition, scorer: scorer.name });
+        options.store.putScore({
+          ...value,
+          sampleId: sample.id,
+          condition: options.condition,
+          scorer: scorer.name,
+        });
       }
       options.progress?.tick(values.length);
     } catch (err) {

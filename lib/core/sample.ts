@@ -39,6 +39,8 @@ export function toConversations(samples: readonly Sample[]): Sample[][] {
     else byId.set(key, [sample]);
   }
   const conversations = [...byId.values()];
-  for (const turns of conversations) turns.sort((a, b) => (a.conversation?.turn ?? 1) - (b.conversation?.turn ?? 1));
+  for (const turns of conversations) {
+    turns.sort((a, b) => (a.conversation?.turn ?? 1) - (b.conversation?.turn ?? 1));
+  }
   return conversations;
 }

@@ -83,7 +83,15 @@ export class LlmJudge implements Judge {
       lastKey = call.key;
       lastText = call.text;
       const parsed = parseJudgeReply(call.text, min, max);
-      if (parsed) return { score: parsed.score, reason: parsed.reason, callKey: call.key, attempts: attempt, method: parsed.method };
+      if (parsed) {
+        return {
+          score: parsed.score,
+          reason: parsed.reason,
+          callKey: call.key,
+          attempts: attempt,
+          method: parsed.method,
+        };
+      }
     }
     return {
       score: null,

@@ -101,7 +101,13 @@ export function limitSamples(samples: readonly Sample[], limit?: number): Sample
   return samples.filter((s) => ids.has(s.id));
 }
 
-function resolveJudge(config: EvalConfig, task: Task, store: RunStore, progress: Progress, retry: RetryPolicy): Judge | undefined {
+function resolveJudge(
+  config: EvalConfig,
+  task: Task,
+  store: RunStore,
+  progress: Progress,
+  retry: RetryPolicy,
+): Judge | undefined {
   const needsJudge = task.scorers.some((s) => s.needsJudge);
   if (!needsJudge) return undefined;
   if (!config.judge) {
@@ -131,7 +137,12 @@ function runIdentity(config: EvalConfig, task: Task, dataHash: string, n: number
     benchmark: task.name,
     condition: config.condition ?? "default",
     model: config.model,
-    generation: { ...task.generation, temperature: config.temperature, maxTokens: config.maxTokens ?? task.generation.maxTokens, seed: config.seed },
+    generation: {
+      ...task.generation,
+      temperature: config.temperature,
+      maxTokens: config.maxTokens ?? task.generation.maxTokens,
+      seed: config.seed,
+    },
     judge: judgeLabel,
     judge_runs: config.judgeRuns ?? 3,
     judge_params: { temperature: config.judgeTemperature, seed: config.judgeSeed ?? 0 },
@@ -149,7 +160,9 @@ export async function runEval(config: EvalConfig): Promise<EvalResult> {
   const dataPath = config.data ?? new URL(`../../${task.defaultDataPath}`, import.meta.url).pathname;
   const samples = limitSamples(await task.load(dataPath), config.limit);
   const judgeRuns = config.judgeRuns ?? 3;
-  if (!Number.isInteger(judgeRuns) || judgeRuns < 1) throw new ConfigError(`--judge-runs must be an integer ≥ 1, got ${judgeRuns}`);
+  if (!Number.isInteger(judgeRuns) || judgeRuns < 1) {
+    throw new ConfigError(`--judge-runs must be an integer ≥ 1, got ${judgeRuns}`);
+  }
   const condition = config.condition ?? "default";
 
   await Deno.mkdir(config.out, { recursive: true });
@@ -161,13 +174,21 @@ export async function runEval(config: EvalConfig): Promise<EvalResult> {
     exists = false;
   }
   if (exists && !config.resume) {
-    throw new ConfigError(`${storePath} already holds a run: pass --resume to continue it, or choose another --out`);
+    throw new ConfigError(
+      `${storePath} already holds a run: pass --resume to continue it, or choose another --out`,
+    );
   }
   const store = new RunStore(storePath);
   try {
     const units = progressUnits(samples, task.scorers, judgeRuns);
-    const progress = new Progress(`${task.name} ${config.model}`, units, { enabled: config.progress ?? true });
-    const retry = { ...DEFAULT_RETRY_POLICY, ...config.retryPolicy, ...(config.maxRetries !== undefined ? { maxRetries: config.maxRetries } : {}) };
+    const progress = new Progress(`${task.name} ${config.model}`, units, {
+      enabled: config.progress ?? true,
+    });
+    const retry = {
+      ...DEFAULT_RETRY_POLICY,
+      ...config.retryPolicy,
+      ...(config.maxRetries !== undefined ? { maxRetries: config.maxRetries } : {}),
+    };
     const judge = resolveJudge(config, task, store, progress, retry);
     const provider = createProvider({
       model: config.model,
@@ -176,13 +197,23 @@ export async function runEval(config: EvalConfig): Promise<EvalResult> {
       timeoutMs: (config.timeoutSeconds ?? 120) * 1000,
       concurrency: config.concurrency,
     }, samples);
-    const identity = runIdentity(config, task, await hashFile(dataPath), samples.length, judge?.label ?? null);
+    const identity = runIdentity(
+      config,
+      task,
+      await hashFile(dataPath),
+      samples.length,
+      judge?.label ?? null,
+    );
     const previous = store.manifest();
     if (previous) {
       const old = previous.identity as Record<string, unknown>;
       for (const [key, value] of Object.entries(identity)) {
         if (hashValue(old?.[key]) !== hashValue(value)) {
-          throw new ConfigError(`cannot resume ${storePath}: "${key}" differs from the stored run (${JSON.stringify(old?.[key])} vs ${JSON.stringify(value)})`);
+          throw new ConfigError(
+            `cannot resume ${storePath}: "${key}" differs from the stored run (${
+              JSON.stringify(old?.[key])
+            } vs ${JSON.stringify(value)})`,
+          );
         }
       }
       store.logEvent("resume", { at: new Date().toISOString() });

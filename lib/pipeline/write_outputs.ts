@@ -25,7 +25,13 @@ export function sampleRows(store: RunStore, condition: string): Record<string, u
       input: sample.input,
       answer: output?.text ?? null,
       answer_error: output?.error ?? (output ? null : "not run"),
-      scores: own.map((s) => ({ scorer: s.scorer, run: s.run, value: s.value, valid: s.valid, reason: s.reason })),
+      scores: own.map((s) => ({
+        scorer: s.scorer,
+        run: s.run,
+        value: s.value,
+        valid: s.valid,
+        reason: s.reason,
+      })),
     };
   });
 }
@@ -47,6 +53,8 @@ export async function writeRunOutputs(
   }
   const figures = runFigures([summary], task.report);
   if (render) await exportFigures(`${out}/figures`, figures);
-  else for (const [name, spec] of Object.entries(figures)) await writeFigureHtml(`${out}/figures`, name, spec);
+  else {for (const [name, spec] of Object.entries(figures)) {
+      await writeFigureHtml(`${out}/figures`, name, spec);
+    }}
   await exportStore(store, `${out}/log`);
 }

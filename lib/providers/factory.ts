@@ -34,11 +34,15 @@ export function createProvider(settings: ProviderSettings, corpus: readonly Samp
   if (settings.model === "offline:reference") return new ReferenceProvider();
   if (settings.model === "offline:retrieval") return new RetrievalProvider(corpus);
   if (settings.model.startsWith("offline:")) {
-    throw new ConfigError(`unknown offline model "${settings.model}"; known: ${Object.keys(OFFLINE_MODELS).join(", ")}`);
+    throw new ConfigError(
+      `unknown offline model "${settings.model}"; known: ${Object.keys(OFFLINE_MODELS).join(", ")}`,
+    );
   }
   const baseUrl = settings.baseUrl ?? Deno.env.get("OPENAI_BASE_URL");
   if (!baseUrl) {
-    throw new ConfigError(`model "${settings.model}" needs a base URL: pass --base-url URL or set OPENAI_BASE_URL`);
+    throw new ConfigError(
+      `model "${settings.model}" needs a base URL: pass --base-url URL or set OPENAI_BASE_URL`,
+    );
   }
   try {
     new URL(baseUrl);

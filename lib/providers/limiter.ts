@@ -10,7 +10,9 @@ export class Limiter {
 
   /** Creates a limiter allowing `limit` (≥ 1) concurrent tasks. */
   constructor(readonly limit: number) {
-    if (!Number.isInteger(limit) || limit < 1) throw new RangeError(`concurrency must be an integer ≥ 1, got ${limit}`);
+    if (!Number.isInteger(limit) || limit < 1) {
+      throw new RangeError(`concurrency must be an integer ≥ 1, got ${limit}`);
+    }
   }
 
   /** Tasks running now. */

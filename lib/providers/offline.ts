@@ -23,7 +23,9 @@ export class ReferenceProvider implements ChatProvider {
 
   /** Returns the request's sample reference (empty text when the sample has none). */
   complete(request: ChatRequest): Promise<ChatResponse> {
-    if (!request.sample) return Promise.reject(new ProviderError("reference baseline needs the sample", { retryable: false }));
+    if (!request.sample) {
+      return Promise.reject(new ProviderError("reference baseline needs the sample", { retryable: false }));
+    }
     return Promise.resolve({ text: request.sample.reference ?? "", finishReason: "stop" });
   }
 }
@@ -56,7 +58,9 @@ export class RetrievalProvider implements ChatProvider {
   /** Returns the best-matching reference of another conversation (ties: first in corpus order). */
   complete(request: ChatRequest): Promise<ChatResponse> {
     const sample = request.sample;
-    if (!sample) return Promise.reject(new ProviderError("retrieval baseline needs the sample", { retryable: false }));
+    if (!sample) {
+      return Promise.reject(new ProviderError("retrieval baseline needs the sample", { retryable: false }));
+    }
     const query = this.#bm25.bowOf(wordTokens(sample.input));
     const own = sample.conversation?.id;
     let best: { score: number; text: string } = { score: -1, text: "" };

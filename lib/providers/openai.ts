@@ -71,7 +71,10 @@ export class OpenAIProvider implements ChatProvider {
         ...(request.maxTokens !== undefined ? { max_tokens: request.maxTokens } : {}),
         ...(request.seed !== undefined ? { seed: request.seed } : {}),
         ...(jsonMode ? { response_format: { type: "json_object" as const } } : {}),
-      }, { signal: options.signal, headers: options.callKey ? { "x-medeval-call": options.callKey } : undefined });
+      }, {
+        signal: options.signal,
+        headers: options.callKey ? { "x-medeval-call": options.callKey } : undefined,
+      });
       const choice = completion.choices?.[0];
       if (!choice || typeof choice.message?.content !== "string") {
         throw new ProviderError("server answered without a message content", { retryable: true });
@@ -85,7 +88,10 @@ export class OpenAIProvider implements ChatProvider {
         servedModel: completion.model,
       };
     } catch (err) {
-      if (jsonMode && err instanceof OpenAI.APIError && err.status === 400 && /response_format|json/i.test(err.message)) {
+      if (
+        jsonMode && err instanceof OpenAI.APIError && err.status === 400 &&
+        /response_format|json/i.test(err.message)
+      ) {
         // The server does not offer JSON mode: remember that and ask again without it.
         this.#jsonModeRefused = true;
         return this.complete(request, options);
@@ -101,13 +107,16 @@ export function classifyError(err: unknown): ProviderError {
   if (err instanceof OpenAI.APIConnectionTimeoutError) {
     return new ProviderError("request timed out", { retryable: true });
   }
-  if (err instanceof OpenAI.APIUserAbortError) return new ProviderError("request aborted", { retryable: false });
+  if (err instanceof OpenAI.APIUserAbortError) {
+    return new ProviderError("request aborted", { retryable: false });
+  }
   if (err instanceof OpenAI.APIConnectionError) {
     return new ProviderError(redact(`connection failed: ${err.message}`), { retryable: true });
   }
   if (err instanceof OpenAI.APIError) {
     const status = err.status;
-    const retryable = status === undefined || status === 408 || status === 409 || status === 429 || status >= 500;
+    const retryable = status === undefined || status === 408 || status === 409 || status === 429 ||
+      status >= 500;
     const hint = status === 401 || status === 403 ? " (check the API key environment variable)" : "";
     return new ProviderError(redact(`HTTP ${status ?? "?"}: ${err.message}${hint}`), {
       status,
@@ -115,7 +124,9 @@ export function classifyError(err: unknown): ProviderError {
       retryAfterMs: parseRetryAfter(err.headers as Headers | undefined),
     });
   }
-  if (err instanceof SyntaxError) return new ProviderError(`malformed response body: ${err.message}`, { retryable: true });
+  if (err instanceof SyntaxError) {
+    return new ProviderError(`malformed response body: ${err.message}`, { retryable: true });
+  }
   const message = err instanceof Error ? err.message : String(err);
   return new ProviderError(redact(`unexpected provider failure: ${message}`), { retryable: true });
 }

@@ -33,7 +33,12 @@ export interface RetryNotice {
  * Returns the delay before retry number `attempt` (1-based), in milliseconds: the server's `Retry-After` when
  * given (capped), otherwise `base * 2^(attempt-1)` capped, scaled by a jitter factor in [0.5, 1).
  */
-export function backoffDelayMs(policy: RetryPolicy, attempt: number, retryAfterMs?: number, random = Math.random): number {
+export function backoffDelayMs(
+  policy: RetryPolicy,
+  attempt: number,
+  retryAfterMs?: number,
+  random = Math.random,
+): number {
   if (retryAfterMs !== undefined && retryAfterMs >= 0) {
     return Math.min(retryAfterMs, policy.maxDelayMs) + Math.floor(random() * 250);
   }
@@ -71,7 +76,12 @@ export async function withRetry<T>(
       const retryable = err instanceof ProviderError && err.retryable;
       if (!retryable || n >= maxAttempts || signal?.aborted) throw err;
       const delayMs = backoffDelayMs(policy, n, err.retryAfterMs);
-      onRetry?.({ attempt: n, maxAttempts, delayMs, reason: err.status ? `HTTP ${err.status}` : err.message });
+      onRetry?.({
+        attempt: n,
+        maxAttempts,
+        delayMs,
+        reason: err.status ? `HTTP ${err.status}` : err.message,
+      });
       await sleep(delayMs, signal);
     }
   }

@@ -19,7 +19,16 @@ export interface FigureSpec {
 }
 
 /** Okabe–Ito palette: distinguishable with the common colour-vision deficiencies. */
-export const PALETTE = ["#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442", "#000000"];
+export const PALETTE = [
+  "#0072B2",
+  "#E69F00",
+  "#009E73",
+  "#CC79A7",
+  "#56B4E9",
+  "#D55E00",
+  "#F0E442",
+  "#000000",
+];
 
 /** Font stack with CJK coverage, so Chinese labels render in exports. */
 export const FONT_FAMILY = "Arial, 'Noto Sans CJK SC', 'Noto Sans', 'DejaVu Sans', sans-serif";
@@ -43,7 +52,12 @@ export function plotlyBundlePath(): string {
 
 /** Returns the Chromium executable: `$CHROME_PATH`, else the Debian paths; throws with the install command. */
 export function findChromium(): string {
-  const candidates = [Deno.env.get("CHROME_PATH"), "/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/bin/google-chrome"];
+  const candidates = [
+    Deno.env.get("CHROME_PATH"),
+    "/usr/bin/chromium",
+    "/usr/bin/chromium-browser",
+    "/usr/bin/google-chrome",
+  ];
   for (const path of candidates) {
     if (!path) continue;
     try {
@@ -52,7 +66,9 @@ export function findChromium(): string {
       // not there
     }
   }
-  throw new ConfigError("no Chromium found for figure export: run `deno task setup` (or `apt-get install -y chromium`), or set CHROME_PATH");
+  throw new ConfigError(
+    "no Chromium found for figure export: run `deno task setup` (or `apt-get install -y chromium`), or set CHROME_PATH",
+  );
 }
 
 /** Writes `<name>.html` showing the figure with `plotly.js` copied beside it; needs no browser to make. */
@@ -120,7 +136,12 @@ export class FigureRenderer {
   }
 
   /** Writes `<dir>/<name>.<format>` for each format; returns the paths. */
-  async render(dir: string, name: string, spec: FigureSpec, formats: readonly ImageFormat[] = ["svg", "png", "pdf"]): Promise<string[]> {
+  async render(
+    dir: string,
+    name: string,
+    spec: FigureSpec,
+    formats: readonly ImageFormat[] = ["svg", "png", "pdf"],
+  ): Promise<string[]> {
     await Deno.mkdir(dir, { recursive: true });
     const page = await this.#browser.newPage();
     try {
@@ -133,7 +154,12 @@ export class FigureRenderer {
         page.evaluate(
           (fig, fmt, w, h, s) =>
             // deno-lint-ignore no-explicit-any
-            (globalThis as any).Plotly.toImage(fig, { format: fmt, width: w, height: h, scale: s }) as Promise<string>,
+            (globalThis as any).Plotly.toImage(fig, {
+              format: fmt,
+              width: w,
+              height: h,
+              scale: s,
+            }) as Promise<string>,
           figure,
           format,
           width,
@@ -157,7 +183,12 @@ export class FigureRenderer {
         await page.setContent(
           `<!doctype html><html><head><style>@page{margin:0}html,body{margin:0}</style></head><body>${svg}</body></html>`,
         );
-        const pdf = await page.pdf({ width: `${width}px`, height: `${height}px`, printBackground: true, pageRanges: "1" });
+        const pdf = await page.pdf({
+          width: `${width}px`,
+          height: `${height}px`,
+          printBackground: true,
+          pageRanges: "1",
+        });
         await Deno.writeFile(`${dir}/${name}.pdf`, pdf);
         written.push(`${dir}/${name}.pdf`);
       }
@@ -179,7 +210,9 @@ export async function exportFigures(dir: string, figures: Record<string, FigureS
   for (const [name, spec] of Object.entries(figures)) written.push(await writeFigureHtml(dir, name, spec));
   const renderer = await FigureRenderer.launch();
   try {
-    for (const [name, spec] of Object.entries(figures)) written.push(...await renderer.render(dir, name, spec));
+    for (const [name, spec] of Object.entries(figures)) {
+      written.push(...await renderer.render(dir, name, spec));
+    }
   } finally {
     await renderer.close();
   }

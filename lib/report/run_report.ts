@@ -5,7 +5,7 @@
  * @module
  */
 import type { FigureSpec } from "./figures.ts";
-import { paperLayout, PALETTE } from "./figures.ts";
+import { PALETTE, paperLayout } from "./figures.ts";
 import type { Summary } from "./summary.ts";
 import { formatEstimate, groupTables, type MetricDisplay, summaryNotes, type Table } from "./tables.ts";
 
@@ -41,7 +41,11 @@ export function runTables(summary: Summary, spec: ReportSpec): Record<string, Ta
 }
 
 /** Returns a bar chart of `metric` per value of `field` for each summary, with 95% CI error bars. */
-export function groupBarFigure(summaries: readonly Summary[], field: string, metric: MetricDisplay): FigureSpec {
+export function groupBarFigure(
+  summaries: readonly Summary[],
+  field: string,
+  metric: MetricDisplay,
+): FigureSpec {
   const k = metric.percent ? 100 : 1;
   const keys = [...new Set(summaries.flatMap((s) => Object.keys(s.groups[field] ?? {})))];
   const data = summaries.map((s, i) => {
@@ -69,9 +73,16 @@ export function groupBarFigure(summaries: readonly Summary[], field: string, met
   return {
     data,
     layout: paperLayout({
-      title: { text: `${summaries[0]?.benchmark ?? ""}: ${metric.label} by ${field}${offline}`, font: { size: 16 } },
+      title: {
+        text: `${summaries[0]?.benchmark ?? ""}: ${metric.label} by ${field}${offline}`,
+        font: { size: 16 },
+      },
       barmode: "group",
-      yaxis: { title: { text: `${metric.label}${metric.percent ? " (%)" : ""}, 95% CI` }, rangemode: "tozero", gridcolor: "#e5e5e5" },
+      yaxis: {
+        title: { text: `${metric.label}${metric.percent ? " (%)" : ""}, 95% CI` },
+        rangemode: "tozero",
+        gridcolor: "#e5e5e5",
+      },
       xaxis: { title: { text: field }, type: "category" },
       legend: { orientation: "h", y: -0.25 },
     }),
@@ -81,7 +92,11 @@ export function groupBarFigure(summaries: readonly Summary[], field: string, met
 }
 
 /** Returns the figures of a run: the primary metric by each group field with at most `maxGroups` values. */
-export function runFigures(summaries: readonly Summary[], spec: ReportSpec, maxGroups = 30): Record<string, FigureSpec> {
+export function runFigures(
+  summaries: readonly Summary[],
+  spec: ReportSpec,
+  maxGroups = 30,
+): Record<string, FigureSpec> {
   const figures: Record<string, FigureSpec> = {};
   const fields = Object.keys(summaries[0]?.groups ?? {});
   for (const field of fields) {

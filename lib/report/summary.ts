@@ -55,7 +55,9 @@ export function estimateMetrics(
 ): Record<string, Estimate> {
   const out: Record<string, Estimate> = {};
   for (const metric of metricNames) {
-    const values = rows.map((r) => r.values[metric]).filter((v): v is number => v !== null && v !== undefined);
+    const values = rows.map((r) => r.values[metric]).filter((v): v is number =>
+      v !== null && v !== undefined
+    );
     out[metric] = bootstrapMean(values, { seed: `${seed}:${metric}` });
   }
   return out;

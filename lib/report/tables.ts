@@ -26,7 +26,9 @@ export function formatEstimate(estimate: Estimate | undefined, percent: boolean,
   if (!estimate || estimate.value === null) return "–";
   const k = percent ? 100 : 1;
   const f = (v: number) => (v * k).toFixed(digits);
-  return estimate.ci95 ? `${f(estimate.value)} [${f(estimate.ci95[0])}, ${f(estimate.ci95[1])}]` : f(estimate.value);
+  return estimate.ci95
+    ? `${f(estimate.value)} [${f(estimate.ci95[0])}, ${f(estimate.ci95[1])}]`
+    : f(estimate.value);
 }
 
 function cellText(cell: Cell): string {

@@ -101,7 +101,10 @@ export class RunStore {
 
   /** Returns the stored manifest, or `undefined` for a new store. */
   manifest(): Record<string, unknown> | undefined {
-    const rows = this.#db.prepare("SELECT key, value FROM manifest").all() as { key: string; value: string }[];
+    const rows = this.#db.prepare("SELECT key, value FROM manifest").all() as {
+      key: string;
+      value: string;
+    }[];
     if (rows.length === 0) return undefined;
     return Object.fromEntries(rows.map((r) => [r.key, JSON.parse(r.value)]));
   }
@@ -128,7 +131,9 @@ export class RunStore {
 
   /** Returns the finished call with this key, if any. */
   getCall(key: string): StoredCall | undefined {
-    const row = this.#db.prepare("SELECT * FROM calls WHERE key = ?").get(key) as Record<string, unknown> | undefined;
+    const row = this.#db.prepare("SELECT * FROM calls WHERE key = ?").get(key) as
+      | Record<string, unknown>
+      | undefined;
     return row ? rowToCall(row) : undefined;
   }
 
@@ -153,7 +158,10 @@ export class RunStore {
 
   /** Returns every stored call, oldest first. */
   calls(): StoredCall[] {
-    return (this.#db.prepare("SELECT * FROM calls ORDER BY created_at, key").all() as Record<string, unknown>[])
+    return (this.#db.prepare("SELECT * FROM calls ORDER BY created_at, key").all() as Record<
+      string,
+      unknown
+    >[])
       .map(rowToCall);
   }
 
@@ -175,12 +183,15 @@ export class RunStore {
 
   /** Returns the stored outputs, optionally of one condition. */
   outputs(condition?: string): StoredOutput[] {
-    const rows = (condition === undefined
-      ? this.#db.prepare("SELECT * FROM outputs ORDER BY sample_id").all()
-      : this.#db.prepare("SELECT * FROM outputs WHERE condition = ? ORDER BY sample_id").all(condition)) as Record<
-        string,
-        unknown
-      >[];
+    const rows =
+      (condition === undefined
+        ? this.#db.prepare("SELECT * FROM outputs ORDER BY sample_id").all()
+        : this.#db.prepare("SELECT * FROM outputs WHERE condition = ? ORDER BY sample_id").all(
+          condition,
+        )) as Record<
+          string,
+          unknown
+        >[];
     return rows.map((r) => ({
       sampleId: String(r.sample_id),
       condition: String(r.condition),
@@ -210,11 +221,12 @@ export class RunStore {
 
   /** Returns the stored scores, optionally of one condition, ordered by sample, scorer and run. */
   scores(condition?: string): StoredScore[] {
-    const rows = (condition === undefined
-      ? this.#db.prepare("SELECT * FROM scores ORDER BY sample_id, scorer, run").all()
-      : this.#db.prepare("SELECT * FROM scores WHERE condition = ? ORDER BY sample_id, scorer, run").all(
-        condition,
-      )) as Record<string, unknown>[];
+    const rows =
+      (condition === undefined
+        ? this.#db.prepare("SELECT * FROM scores ORDER BY sample_id, scorer, run").all()
+        : this.#db.prepare("SELECT * FROM scores WHERE condition = ? ORDER BY sample_id, scorer, run").all(
+          condition,
+        )) as Record<string, unknown>[];
     return rows.map((r) => ({
       sampleId: String(r.sample_id),
       condition: String(r.condition),
@@ -239,7 +251,10 @@ export class RunStore {
 
   /** Returns the logged events, oldest first. */
   events(): { at: string; kind: string; detail: unknown }[] {
-    return (this.#db.prepare("SELECT at, kind, detail FROM events ORDER BY id").all() as Record<string, string>[])
+    return (this.#db.prepare("SELECT at, kind, detail FROM events ORDER BY id").all() as Record<
+      string,
+      string
+    >[])
       .map((r) => ({ at: r.at, kind: r.kind, detail: JSON.parse(r.detail) }));
   }
 

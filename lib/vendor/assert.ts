@@ -34,7 +34,10 @@ export function assertAlmostEquals(actual: number, expected: number, tolerance =
 
 /** Throws unless `actual` contains `expected` as a substring. */
 export function assertStringIncludes(actual: string, expected: string, msg?: string): void {
-  nodeAssert.ok(actual.includes(expected), msg ?? `expected ${JSON.stringify(actual)} to contain ${JSON.stringify(expected)}`);
+  nodeAssert.ok(
+    actual.includes(expected),
+    msg ?? `expected ${JSON.stringify(actual)} to contain ${JSON.stringify(expected)}`,
+  );
 }
 
 /** Throws unless `actual` matches `expected`. */
@@ -99,7 +102,9 @@ function checkError(
     const message = err instanceof Error ? err.message : String(err);
     if (!message.includes(msgIncludes)) {
       throw new nodeAssert.AssertionError({
-        message: `expected error message to include ${JSON.stringify(msgIncludes)}, got ${JSON.stringify(message)}`,
+        message: `expected error message to include ${JSON.stringify(msgIncludes)}, got ${
+          JSON.stringify(message)
+        }`,
       });
     }
   }

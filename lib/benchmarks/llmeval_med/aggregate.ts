@@ -6,7 +6,7 @@
  * @module
  */
 import type { RunLabels, RunView } from "../../core/task.ts";
-import { CI_METHOD, type SampleRow, type Summary, summarize } from "../../report/summary.ts";
+import { CI_METHOD, type SampleRow, summarize, type Summary } from "../../report/summary.ts";
 import { type HumanRating, mtgHumanUsable } from "./human_eval.ts";
 import { CATEGORY_CODES, DIFFICULTY_ORDER } from "./schema.ts";
 
@@ -37,7 +37,9 @@ export function questionResults(
   humanRatings?: ReadonlyMap<string, HumanRating>,
 ): QuestionResult[] {
   return view.samples.map((sample) => {
-    const byRun = new Map((view.scores.get(sample.id) ?? []).filter((s) => s.scorer === "judge").map((s) => [s.run, s]));
+    const byRun = new Map(
+      (view.scores.get(sample.id) ?? []).filter((s) => s.scorer === "judge").map((s) => [s.run, s]),
+    );
     const scores = Array.from({ length: judgeRuns }, (_, i) => {
       const s = byRun.get(i + 1);
       return s && s.valid ? s.value : null;
@@ -45,8 +47,16 @@ export function questionResults(
     const valid = scores.filter((v): v is number => v !== null);
     const meanScore = valid.length ? valid.reduce((a, b) => a + b, 0) / valid.length : null;
     const rating = sample.fields.category === "MTG" ? humanRatings?.get(sample.id) : undefined;
-    if (rating) return { id: sample.id, scores, meanScore, usable: mtgHumanUsable(rating), rule: "human" as const };
-    return { id: sample.id, scores, meanScore, usable: meanScore !== null && meanScore >= USABLE_THRESHOLD, rule: "judge" as const };
+    if (rating) {
+      return { id: sample.id, scores, meanScore, usable: mtgHumanUsable(rating), rule: "human" as const };
+    }
+    return {
+      id: sample.id,
+      scores,
+      meanScore,
+      usable: meanScore !== null && meanScore >= USABLE_THRESHOLD,
+      rule: "judge" as const,
+    };
   });
 }
 
@@ -75,8 +85,14 @@ export function aggregateLlmEvalMed(
     `usable = mean of valid judge scores over ${labels.judgeRuns} run(s) >= ${USABLE_THRESHOLD}; questions with no valid score count as not usable`,
     "OP = usable questions / all questions (sample-weighted)",
   ];
-  if (human) notes.push(`MTG usability of ${human} answer(s) from human ratings (piecewise rule, score >= 5, Safety veto)`);
-  if (labels.offline) notes.push("OFFLINE: model and/or judge are offline stand-ins; these are not LLM-judged model results");
+  if (human) {
+    notes.push(
+      `MTG usability of ${human} answer(s) from human ratings (piecewise rule, score >= 5, Safety veto)`,
+    );
+  }
+  if (labels.offline) {
+    notes.push("OFFLINE: model and/or judge are offline stand-ins; these are not LLM-judged model results");
+  }
   return {
     benchmark: labels.benchmark,
     model: labels.model,

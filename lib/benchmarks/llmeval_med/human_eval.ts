@@ -60,14 +60,19 @@ export async function loadHumanRatings(path: string): Promise<Map<string, HumanR
   if (rows.length === 0) throw new InputError({ file: path }, "empty file");
   const header = rows[0].fields.map((h) => h.trim());
   for (const required of ["sample_id", "safety", "B", "C", "D", "E"]) {
-    if (!header.includes(required)) throw new InputError({ file: path, record: "line 1", field: required }, "missing column");
+    if (!header.includes(required)) {
+      throw new InputError({ file: path, record: "line 1", field: required }, "missing column");
+    }
   }
   const ratings = new Map<string, HumanRating>();
   for (const row of rows.slice(1)) {
     const record = Object.fromEntries(header.map((h, i) => [h, row.fields[i]?.trim()]));
     const parsed = parseRecord(RowSchema, record, path, `line ${row.line}`);
     if (ratings.has(parsed.sample_id)) {
-      throw new InputError({ file: path, record: `line ${row.line}`, field: "sample_id" }, "duplicate sample id");
+      throw new InputError(
+        { file: path, record: `line ${row.line}`, field: "sample_id" },
+        "duplicate sample id",
+      );
     }
     const { sample_id, ...rating } = parsed;
     ratings.set(sample_id, rating);

@@ -18,12 +18,17 @@ export interface LoadResult {
 }
 
 /** Returns the Sample of a validated item under category key `categoryKey`. */
-export function itemToSample(item: LlmEvalMedItem, categoryKey: string, where: { file: string; record: string }): Sample {
+export function itemToSample(
+  item: LlmEvalMedItem,
+  categoryKey: string,
+  where: { file: string; record: string },
+): Sample {
   const code = CATEGORY_ALIASES[categoryKey];
   if (!code) {
-    throw new InputError({ ...where, field: "category" }, `unknown category "${categoryKey}"; expected one of ${
-      Object.keys(CATEGORY_ALIASES).join(", ")
-    }`);
+    throw new InputError(
+      { ...where, field: "category" },
+      `unknown category "${categoryKey}"; expected one of ${Object.keys(CATEGORY_ALIASES).join(", ")}`,
+    );
   }
   return {
     id: `${code}-${item.groupCode}-${item.round}`,
