@@ -11,6 +11,8 @@ import { sha256Hex } from "../lib/core/hash.ts";
 export interface FakeFault {
   /** Answer with this HTTP status and an OpenAI-style error body. */
   status?: number;
+  /** With `status`, the error message (default `scripted fault <status>`). */
+  message?: string;
   /** With `status`, send `Retry-After` (seconds). */
   retryAfterSeconds?: number;
   /** Do not answer for 60 s (or until the server closes): the client's timeout must fire first. */
@@ -133,7 +135,9 @@ export function startFakeServer(options: FakeServerOptions = {}): Promise<FakeSe
         if (fault.retryAfterSeconds !== undefined) headers["retry-after"] = String(fault.retryAfterSeconds);
         return respond(
           fault.status,
-          JSON.stringify({ error: { message: `scripted fault ${fault.status}`, type: "fake_error" } }),
+          JSON.stringify({
+            error: { message: fault.message ?? `scripted fault ${fault.status}`, type: "fake_error" },
+          }),
           headers,
         );
       }
