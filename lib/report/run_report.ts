@@ -66,6 +66,7 @@ export function groupBarFigure(
       },
       marker: { color: PALETTE[i % PALETTE.length] },
       text: est.map((e) => `n=${e?.n ?? 0}`),
+      textposition: "none",
       hovertemplate: "%{x}: %{y:.2f} (%{text})<extra>%{fullData.name}</extra>",
     };
   });
@@ -83,11 +84,16 @@ export function groupBarFigure(
         rangemode: "tozero",
         gridcolor: "#e5e5e5",
       },
-      xaxis: { title: { text: field }, type: "category" },
+      xaxis: {
+        title: { text: field },
+        type: "category",
+        tickangle: keys.length > 8 ? -35 : 0,
+        automargin: true,
+      },
       legend: { orientation: "h", y: -0.25 },
     }),
-    width: Math.max(640, 90 * keys.length * Math.max(1, summaries.length) + 160),
-    height: 440,
+    width: Math.min(1400, Math.max(640, 60 * keys.length * Math.max(1, summaries.length) + 160)),
+    height: keys.length > 8 ? 520 : 440,
   };
 }
 
