@@ -6,11 +6,18 @@ import { startFakeServer } from "./fake_server.ts";
 const ROOT = new URL("..", import.meta.url).pathname;
 const SAMPLE = `${ROOT}data/llmeval_med/sample.json`;
 
+function cli(args: string[]): Deno.Command {
+  return new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", `${ROOT}lib/cli/main.ts`, ...args],
+    cwd: ROOT,
+    stdout: "piped",
+    stderr: "piped",
+    stdin: "null",
+  });
+}
+
 function evalCommand(url: string, out: string, resume: boolean): Deno.Command {
-  const args = [
-    "run",
-    "-A",
-    `${ROOT}lib/cli/main.ts`,
+  return cli([
     "eval",
     "llmeval-med",
     "--model",
@@ -31,14 +38,7 @@ function evalCommand(url: string, out: string, resume: boolean): Deno.Command {
     out,
     "--no-render",
     ...(resume ? ["--resume"] : []),
-  ];
-  return new Deno.Command(Deno.execPath(), {
-    args,
-    cwd: ROOT,
-    stdout: "piped",
-    stderr: "piped",
-    stdin: "null",
-  });
+  ]);
 }
 
 Deno.test("a run killed mid-way resumes with --resume and repeats no finished call", async () => {
@@ -93,26 +93,18 @@ Deno.test("CLI: malformed data gives exit code 2 and a single error line", async
       2,
     ),
   );
-  const result = await new Deno.Command(Deno.execPath(), {
-    args: [
-      "run",
-      "-A",
-      `${ROOT}lib/cli/main.ts`,
-      "eval",
-      "llmeval-med",
-      "--model",
-      "offline:reference",
-      "--judge",
-      "offline:overlap",
-      "--data",
-      bad,
-      "--out",
-      `${dir}/out`,
-    ],
-    cwd: ROOT,
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
+  const result = await cli([
+    "eval",
+    "llmeval-med",
+    "--model",
+    "offline:reference",
+    "--judge",
+    "offline:overlap",
+    "--data",
+    bad,
+    "--out",
+    `${dir}/out`,
+  ]).output();
   assertEquals(result.code, 2);
   const lines = new TextDecoder().decode(result.stderr).split("\n").filter((l) => l.startsWith("error:"));
   assertEquals(lines.length, 1);

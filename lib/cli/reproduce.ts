@@ -4,6 +4,7 @@
  * judge are labelled as such in every table, figure and report.
  * @module
  */
+import { pathExists } from "../core/fs.ts";
 import { getTask } from "../benchmarks/registry.ts";
 import { runEval } from "../pipeline/run_eval.ts";
 import { exportFigures, writeFigureHtml } from "../report/figures.ts";
@@ -20,20 +21,11 @@ export interface ReproduceOptions {
   render: boolean;
 }
 
-async function exists(path: string): Promise<boolean> {
-  try {
-    await Deno.stat(path);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 /** Runs the offline LLMEval-Med pipeline (reference and retrieval baselines, offline judge) and reports it. */
 async function reproduceLlmEvalMed(options: ReproduceOptions): Promise<string> {
   const task = await getTask("llmeval-med");
   const full = downloadedPath("llmeval-med");
-  const data = (await exists(full))
+  const data = (await pathExists(full))
     ? full
     : new URL(`../../${task.defaultDataPath}`, import.meta.url).pathname;
   const summaries: Summary[] = [];

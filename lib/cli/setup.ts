@@ -4,6 +4,7 @@
  * otherwise stops with the exact command to run. Idempotent and quick when everything is there.
  * @module
  */
+import { pathExists } from "../core/fs.ts";
 
 /** Debian packages the project needs, with the command that proves each is present. */
 export const APT_PACKAGES: { pkg: string; check: string }[] = [
@@ -14,15 +15,6 @@ export const APT_PACKAGES: { pkg: string; check: string }[] = [
   { pkg: "python3-nbclient", check: "/usr/lib/python3/dist-packages/nbclient" },
   { pkg: "python3-ipykernel", check: "/usr/lib/python3/dist-packages/ipykernel" },
 ];
-
-async function exists(path: string): Promise<boolean> {
-  try {
-    await Deno.stat(path);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 async function run(cmd: string, args: string[], env: Record<string, string> = {}): Promise<boolean> {
   const status = await new Deno.Command(cmd, {
@@ -58,7 +50,7 @@ async function kernelInstalled(): Promise<boolean> {
     if (!deno) return false;
     // The kernel must point at a Deno that still exists (npx caches can move).
     const kernel = JSON.parse(await Deno.readTextFile(`${deno.resource_dir}/kernel.json`));
-    return await exists(kernel.argv?.[0] ?? "");
+    return await pathExists(kernel.argv?.[0] ?? "");
   } catch {
     return false;
   }
@@ -67,7 +59,7 @@ async function kernelInstalled(): Promise<boolean> {
 /** Installs what is missing; returns a process exit code. */
 export async function setup(): Promise<number> {
   const missing: string[] = [];
-  for (const { pkg, check } of APT_PACKAGES) if (!(await exists(check))) missing.push(pkg);
+  for (const { pkg, check } of APT_PACKAGES) if (!(await pathExists(check))) missing.push(pkg);
   if (missing.length) {
     const command =
       `apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends ${

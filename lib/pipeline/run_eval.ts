@@ -6,6 +6,7 @@
  */
 import { getTask } from "../benchmarks/registry.ts";
 import { ConfigError } from "../core/errors.ts";
+import { pathExists } from "../core/fs.ts";
 import { evaluate, progressUnits, readRunView } from "../core/evaluate.ts";
 import { hashFile, hashValue } from "../core/hash.ts";
 import { type Sample, toConversations } from "../core/sample.ts";
@@ -167,13 +168,7 @@ export async function runEval(config: EvalConfig): Promise<EvalResult> {
 
   await Deno.mkdir(config.out, { recursive: true });
   const storePath = `${config.out}/run.sqlite`;
-  let exists = false;
-  try {
-    exists = (await Deno.stat(storePath)).isFile;
-  } catch {
-    exists = false;
-  }
-  if (exists && !config.resume) {
+  if (!config.resume && await pathExists(storePath)) {
     throw new ConfigError(
       `${storePath} already holds a run: pass --resume to continue it, or choose another --out`,
     );

@@ -5,6 +5,7 @@
  */
 import puppeteer, { type Browser } from "puppeteer-core";
 import { ConfigError } from "../core/errors.ts";
+import { pathExists } from "../core/fs.ts";
 
 /** A Plotly figure: traces and layout, as plain JSON. */
 export interface FigureSpec {
@@ -75,11 +76,7 @@ export function findChromium(): string {
 export async function writeFigureHtml(dir: string, name: string, spec: FigureSpec): Promise<string> {
   await Deno.mkdir(dir, { recursive: true });
   const bundle = `${dir}/plotly.js`;
-  try {
-    await Deno.stat(bundle);
-  } catch {
-    await Deno.copyFile(plotlyBundlePath(), bundle);
-  }
+  if (!(await pathExists(bundle))) await Deno.copyFile(plotlyBundlePath(), bundle);
   const path = `${dir}/${name}.html`;
   const json = JSON.stringify({ data: spec.data, layout: spec.layout }).replaceAll("</", "<\\/");
   await Deno.writeTextFile(

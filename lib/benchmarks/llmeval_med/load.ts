@@ -50,12 +50,12 @@ export function itemToSample(
 }
 
 function checkConversations(samples: Sample[], file: string): void {
-  const seen = new Map<string, number[]>();
+  const seen = new Set<string>();
   for (const s of samples) {
     if (seen.has(s.id)) {
       throw new InputError({ file, record: s.id }, "duplicate (category, groupCode, round)");
     }
-    seen.set(s.id, []);
+    seen.add(s.id);
   }
   const rounds = new Map<string, number[]>();
   for (const s of samples) {
