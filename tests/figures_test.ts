@@ -1,0 +1,33 @@
+import { assert, assertEquals, assertStringIncludes } from "@std/assert";
+import { FigureRenderer, normalizeSvgIds, paperLayout } from "../lib/report/figures.ts";
+
+Deno.test("normalizeSvgIds renames generated ids and every reference to them", () => {
+  const svg =
+    '<svg><clipPath id="clip3fa2"><rect/></clipPath><g clip-path="url(#clip3fa2)"></g><use href="#clip3fa2"/></svg>';
+  assertEquals(
+    normalizeSvgIds(svg),
+    '<svg><clipPath id="fig-id-0"><rect/></clipPath><g clip-path="url(#fig-id-0)"></g><use href="#fig-id-0"/></svg>',
+  );
+});
+
+Deno.test("the same figure renders to byte-identical SVG twice, and to PNG and PDF", async () => {
+  const spec = {
+    data: [{ type: "bar", x: ["MK", "医疗推理"], y: [40, 60], error_y: { type: "data", array: [5, 7] } }],
+    layout: paperLayout({ title: { text: "determinism" } }),
+  };
+  const dir = await Deno.makeTempDir();
+  const renderer = await FigureRenderer.launch();
+  try {
+    await renderer.render(`${dir}/a`, "f", spec);
+    await renderer.render(`${dir}/b`, "f", spec, ["svg"]);
+  } finally {
+    await renderer.close();
+  }
+  const a = await Deno.readTextFile(`${dir}/a/f.svg`);
+  assertEquals(a, await Deno.readTextFile(`${dir}/b/f.svg`));
+  assertStringIncludes(a, "医疗推理");
+  const png = await Deno.readFile(`${dir}/a/f.png`);
+  assertEquals([...png.slice(1, 4)].map((c) => String.fromCharCode(c)).join(""), "PNG");
+  const pdf = await Deno.readFile(`${dir}/a/f.pdf`);
+  assert(new TextDecoder().decode(pdf.slice(0, 5)) === "%PDF-");
+});
