@@ -14,10 +14,10 @@ import type { RunStore } from "../store/run_store.ts";
 /** Returns one JSON row per sample: its fields, answer (or error) and scores by scorer and run. */
 export function sampleRows(store: RunStore, condition: string): Record<string, unknown>[] {
   const outputs = new Map(store.outputs(condition).map((o) => [o.sampleId, o]));
-  const scores = store.scores(condition);
+  const scores = Map.groupBy(store.scores(condition), (s) => s.sampleId);
   return store.samples().map((sample) => {
     const output = outputs.get(sample.id);
-    const own = scores.filter((s) => s.sampleId === sample.id);
+    const own = scores.get(sample.id) ?? [];
     return {
       id: sample.id,
       condition,
