@@ -19,6 +19,7 @@ import { createProvider } from "../providers/factory.ts";
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from "../providers/retry.ts";
 import { Progress } from "../report/progress.ts";
 import type { Summary } from "../report/summary.ts";
+import type { GenerationParams } from "../providers/types.ts";
 import { RunStore } from "../store/run_store.ts";
 import { writeRunOutputs } from "./write_outputs.ts";
 
@@ -102,6 +103,11 @@ export function limitSamples(samples: readonly Sample[], limit?: number): Sample
   return samples.filter((s) => ids.has(s.id));
 }
 
+/** Request timeout of both model and judge, in milliseconds (default 120 s). */
+function timeoutMs(config: EvalConfig): number {
+  return (config.timeoutSeconds ?? 120) * 1000;
+}
+
 function resolveJudge(
   config: EvalConfig,
   task: Task,
@@ -121,7 +127,7 @@ function resolveJudge(
     model: config.judge,
     baseUrl: config.judgeBaseUrl ?? (config.model.startsWith("offline:") ? undefined : config.baseUrl),
     apiKeyEnv: config.judgeApiKeyEnv ?? (Deno.env.get("JUDGE_API_KEY") ? "JUDGE_API_KEY" : "OPENAI_API_KEY"),
-    timeoutMs: (config.timeoutSeconds ?? 120) * 1000,
+    timeoutMs: timeoutMs(config),
     concurrency: config.judgeConcurrency ?? config.concurrency ?? 8,
   });
   if (!task.judgePrompt) throw new ConfigError(`${task.name} has no judge prompt`);
@@ -132,20 +138,21 @@ function resolveJudge(
   });
 }
 
-/** The part of the manifest a resumed run must match. */
-function runIdentity(config: EvalConfig, task: Task, dataHash: string, n: number, judgeLabel: string | null) {
+/** The part of the manifest a resumed run must match: everything that changes which calls are made. */
+function runIdentity(
+  config: EvalConfig,
+  task: Task,
+  resolved: { condition: string; generation: GenerationParams; judgeRuns: number; judge: string | null },
+  dataHash: string,
+  n: number,
+) {
   return {
     benchmark: task.name,
-    condition: config.condition ?? "default",
+    condition: resolved.condition,
     model: config.model,
-    generation: {
-      ...task.generation,
-      temperature: config.temperature,
-      maxTokens: config.maxTokens ?? task.generation.maxTokens,
-      seed: config.seed,
-    },
-    judge: judgeLabel,
-    judge_runs: config.judgeRuns ?? 3,
+    generation: resolved.generation,
+    judge: resolved.judge,
+    judge_runs: resolved.judgeRuns,
     judge_params: { temperature: config.judgeTemperature, seed: config.judgeSeed ?? 0 },
     data_sha256: dataHash,
     samples: n,
@@ -189,15 +196,21 @@ export async function runEval(config: EvalConfig): Promise<EvalResult> {
       model: config.model,
       baseUrl: config.baseUrl,
       apiKeyEnv: config.apiKeyEnv,
-      timeoutMs: (config.timeoutSeconds ?? 120) * 1000,
+      timeoutMs: timeoutMs(config),
       concurrency: config.concurrency,
     }, samples);
+    const generation: GenerationParams = {
+      ...task.generation,
+      ...(config.temperature !== undefined ? { temperature: config.temperature } : {}),
+      ...(config.maxTokens !== undefined ? { maxTokens: config.maxTokens } : {}),
+      ...(config.seed !== undefined ? { seed: config.seed } : {}),
+    };
     const identity = runIdentity(
       config,
       task,
+      { condition, generation, judgeRuns, judge: judge?.label ?? null },
       await hashFile(dataPath),
       samples.length,
-      judge?.label ?? null,
     );
     const previous = store.manifest();
     if (previous) {
@@ -225,12 +238,6 @@ export async function runEval(config: EvalConfig): Promise<EvalResult> {
     }
     store.putSamples(samples);
     const modelCaller = new Caller(provider, store, "model", retry, progress);
-    const generation = {
-      ...task.generation,
-      ...(config.temperature !== undefined ? { temperature: config.temperature } : {}),
-      ...(config.maxTokens !== undefined ? { maxTokens: config.maxTokens } : {}),
-      ...(config.seed !== undefined ? { seed: config.seed } : {}),
-    };
     const outcome = await evaluate({
       samples,
       solver: task.solver,
