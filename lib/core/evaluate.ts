@@ -45,14 +45,18 @@ export interface EvaluateResult {
   scoreFailures: number;
 }
 
+/** Returns the progress units of scoring one answer: one per judge run for judge scorers, else one. */
+function scoreUnitsPerSample(scorers: readonly Scorer[], judgeRuns: number): number {
+  return scorers.reduce((sum, s) => sum + (s.needsJudge ? judgeRuns : 1), 0);
+}
+
 /** Returns the number of progress units {@linkcode evaluate} will count for `samples`. */
 export function progressUnits(
   samples: readonly Sample[],
   scorers: readonly Scorer[],
   judgeRuns: number,
 ): number {
-  const perSample = 1 + scorers.reduce((sum, s) => sum + (s.needsJudge ? judgeRuns : 1), 0);
-  return samples.length * perSample;
+  return samples.length * (1 + scoreUnitsPerSample(scorers, judgeRuns));
 }
 
 /** Runs every sample through solver, model and scorers, writing outputs and scores to the store. */
@@ -60,7 +64,7 @@ export async function evaluate(options: EvaluateOptions): Promise<EvaluateResult
   const result: EvaluateResult = { answerErrors: 0, scoreFailures: 0 };
   const scoring: Promise<void>[] = [];
   const { progress, store, condition } = options;
-  const scoreUnits = progressUnits([{} as Sample], options.scorers, options.judgeRuns) - 1;
+  const scoreUnits = scoreUnitsPerSample(options.scorers, options.judgeRuns);
 
   const runConversation = async (turns: Sample[]) => {
     const history: ChatMessage[] = [];

@@ -29,7 +29,7 @@ export function formatDuration(seconds: number): string {
 export class Progress {
   #done = 0;
   #failed = 0;
-  #total: number;
+  readonly #total: number;
   #note = "";
   #lastLine = 0;
   readonly #start = performance.now();
@@ -51,11 +51,6 @@ export class Progress {
   /** Units finished so far (including failed ones). */
   get done(): number {
     return this.#done;
-  }
-
-  /** Adds `n` to the total (work discovered later, e.g. judge retries). */
-  grow(n: number): void {
-    this.#total += n;
   }
 
   /** Marks `n` units finished; `failed` marks them as failed. */

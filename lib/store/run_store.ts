@@ -165,15 +165,6 @@ export class RunStore {
       .map(rowToCall);
   }
 
-  /** Returns how many calls are stored, per role. */
-  callCounts(): Record<string, number> {
-    const rows = this.#db.prepare("SELECT role, COUNT(*) AS n FROM calls GROUP BY role").all() as {
-      role: string;
-      n: number;
-    }[];
-    return Object.fromEntries(rows.map((r) => [r.role, Number(r.n)]));
-  }
-
   /** Stores the output of a sample in a condition (replacing an earlier failed one on resume). */
   putOutput(output: StoredOutput): void {
     this.#db.prepare(
