@@ -7,7 +7,7 @@
 import { pathExists } from "../core/fs.ts";
 import { getTask } from "../benchmarks/registry.ts";
 import { runEval } from "../pipeline/run_eval.ts";
-import { exportFigures, writeFigureHtml } from "../report/figures.ts";
+import { exportFigures } from "../report/figures.ts";
 import { overviewTable, runFigures } from "../report/run_report.ts";
 import type { Summary } from "../report/summary.ts";
 import { groupTables, toMarkdown, writeTable } from "../report/tables.ts";
@@ -53,8 +53,7 @@ async function reproduceLlmEvalMed(options: ReproduceOptions): Promise<string> {
     }
   }
   const figures = runFigures(summaries, task.report);
-  if (options.render) await exportFigures(figuresDir, figures);
-  else for (const [name, spec] of Object.entries(figures)) await writeFigureHtml(figuresDir, name, spec);
+  await exportFigures(figuresDir, figures, options.render);
 
   const relData = data.includes("/data/downloads/") ? "the full downloaded test set" : "the shipped sample";
   const lines = [

@@ -4,7 +4,7 @@
  * @module
  */
 import type { Task } from "../core/task.ts";
-import { exportFigures, writeFigureHtml } from "../report/figures.ts";
+import { exportFigures } from "../report/figures.ts";
 import { runFigures, runTables } from "../report/run_report.ts";
 import { type Summary, SummarySchema } from "../report/summary.ts";
 import { writeTable } from "../report/tables.ts";
@@ -52,9 +52,6 @@ export async function writeRunOutputs(
     await writeTable(`${out}/tables`, name, table);
   }
   const figures = runFigures([summary], task.report);
-  if (render) await exportFigures(`${out}/figures`, figures);
-  else {for (const [name, spec] of Object.entries(figures)) {
-      await writeFigureHtml(`${out}/figures`, name, spec);
-    }}
+  await exportFigures(`${out}/figures`, figures, render);
   await exportStore(store, `${out}/log`);
 }

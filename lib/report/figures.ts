@@ -201,10 +201,18 @@ export class FigureRenderer {
   }
 }
 
-/** Writes HTML for every figure, then SVG/PNG/PDF in one Chromium session; returns all paths written. */
-export async function exportFigures(dir: string, figures: Record<string, FigureSpec>): Promise<string[]> {
+/**
+ * Writes HTML for every figure and, when `render` (default), SVG/PNG/PDF in one Chromium session; returns all
+ * paths written.
+ */
+export async function exportFigures(
+  dir: string,
+  figures: Record<string, FigureSpec>,
+  render = true,
+): Promise<string[]> {
   const written: string[] = [];
   for (const [name, spec] of Object.entries(figures)) written.push(await writeFigureHtml(dir, name, spec));
+  if (!render || Object.keys(figures).length === 0) return written;
   const renderer = await FigureRenderer.launch();
   try {
     for (const [name, spec] of Object.entries(figures)) {
