@@ -10,7 +10,7 @@ import { runEval } from "../pipeline/run_eval.ts";
 import { redact } from "../providers/redact.ts";
 import { formatEstimate } from "../report/tables.ts";
 import { downloadDataset, DOWNLOADS } from "./download.ts";
-import { reproduce } from "./reproduce.ts";
+import { reproduce, reproduceEnv } from "./reproduce.ts";
 
 const USAGE = `usage:
   deno task eval <benchmark> --model NAME [--base-url URL] [--api-key-env VAR]
@@ -18,7 +18,9 @@ const USAGE = `usage:
                  [--data PATH] [--limit N] [--concurrency N] [--judge-concurrency N] [--out DIR] [--resume]
                  [--temperature T] [--max-tokens N] [--seed N] [--judge-temperature T] [--judge-seed N]
                  [--timeout SECONDS] [--max-retries N] [--human-eval CSV] [--no-render]
-  deno task reproduce [--out DIR]
+  deno task reproduce [--out DIR] [--no-render] [--data-dir DIR]
+                      [--models A,B --judge NAME [--base-url URL] [--limit N]]
+      (or MEDEVAL_MODELS, MEDEVAL_JUDGE_MODEL, OPENAI_BASE_URL, MEDEVAL_LIMIT, MEDEVAL_DATA_DIR)
   deno task download <benchmark>
 benchmarks: ${Object.keys(BENCHMARKS).join(", ")}
 offline stand-ins: --model offline:reference | offline:retrieval, --judge offline:overlap`;
@@ -124,9 +126,27 @@ async function main(args: string[]): Promise<number> {
     case "reproduce": {
       const { values } = parseArgs({
         args: rest,
-        options: { out: { type: "string" }, "no-render": { type: "boolean" } },
+        options: {
+          out: { type: "string" },
+          "no-render": { type: "boolean" },
+          models: { type: "string" },
+          judge: { type: "string" },
+          "base-url": { type: "string" },
+          limit: { type: "string" },
+          "data-dir": { type: "string" },
+        },
       });
-      await reproduce({ root: values.out ?? ".", render: !values["no-render"] });
+      const env = reproduceEnv();
+      const paths = await reproduce({
+        root: values.out ?? ".",
+        render: !values["no-render"],
+        models: values.models?.split(",").map((m) => m.trim()).filter(Boolean) ?? env.models,
+        judge: values.judge ?? env.judge,
+        baseUrl: values["base-url"] ?? env.baseUrl,
+        limit: numberFlag(values, "limit") ?? env.limit,
+        dataDir: values["data-dir"] ?? env.dataDir,
+      });
+      for (const path of paths) console.log(`wrote ${path}`);
       return 0;
     }
     case "download": {

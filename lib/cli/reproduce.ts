@@ -1,88 +1,226 @@
 /**
- * `deno task reproduce`: runs every benchmark's offline pipeline on the data the project has, and writes the
- * combined tables and figures under `figures/` and a report under `reports/`. Offline baselines and the offline
- * judge are labelled as such in every table, figure and report.
+ * `deno task reproduce`: re-creates the four papers' tables and figures from `data/papers/*.json`, recomputes
+ * their claims, runs every benchmark's pipeline on the data the project has (offline baselines, labelled as
+ * such, and the real models when configured), and links everything from `reports/index.html`.
+ *
+ * Outputs (under the root): `reports/papers/<paper>/<table>.{md,csv,tex}` and `<table>_cells.csv`,
+ * `figures/papers/<paper>/*.{svg,png,pdf,html}`, `reports/claims.{md,json}`, `reports/runs/<benchmark>/*`,
+ * `figures/runs/<benchmark>/*`, `reports/index.html`; run stores under `runs/reproduce/`.
  * @module
  */
+import { ConfigError } from "../core/errors.ts";
 import { pathExists } from "../core/fs.ts";
-import { getTask } from "../benchmarks/registry.ts";
+import type { Task } from "../core/task.ts";
+import { codeVersion } from "../core/version.ts";
+import { BENCHMARKS, getTask } from "../benchmarks/registry.ts";
+import { checkClaims, type DataFacts } from "../papers/claims.ts";
+import { writeClaims } from "../papers/claims_report.ts";
+import { indexPage, type RunSection } from "../papers/index_page.ts";
+import { loadPapers } from "../papers/paper.ts";
+import { datasetFacts, type PaperOutputs, writePaperTables } from "../papers/write_paper.ts";
 import { runEval } from "../pipeline/run_eval.ts";
-import { exportFigures } from "../report/figures.ts";
+import { exportFigureSets, type FigureSet, type ImageFormat } from "../report/figures.ts";
 import { overviewTable, runFigures } from "../report/run_report.ts";
 import type { Summary } from "../report/summary.ts";
 import { groupTables, toMarkdown, writeTable } from "../report/tables.ts";
-import { downloadedPath } from "./download.ts";
+import { DOWNLOADS } from "./download.ts";
 
 /** Options of {@linkcode reproduce}. */
 export interface ReproduceOptions {
   /** Directory under which `figures/`, `reports/` and `runs/` are written. */
   root: string;
-  /** Render SVG/PNG/PDF (needs Chromium); HTML is always written. */
-  render: boolean;
+  /** Render images with Chromium (default `true`); HTML figures are always written. */
+  render?: boolean;
+  /** Image formats to render (default SVG, PNG and PDF). */
+  formats?: readonly ImageFormat[];
+  /** Real models to evaluate on every benchmark (OpenAI-compatible names). */
+  models?: readonly string[];
+  /** Their base URL (default `$OPENAI_BASE_URL`). */
+  baseUrl?: string;
+  /** Judge model for judge-scored benchmarks, required with `models`. */
+  judge?: string;
+  /** Evaluate at most this many samples per benchmark with real models (cost control). */
+  limit?: number;
+  /** Directory holding the full data sets as `<benchmark>/<file>` (default `data/downloads`). */
+  dataDir?: string;
+  /** Print progress lines (default `true`). */
+  log?: boolean;
 }
 
-/** Runs the offline LLMEval-Med pipeline (reference and retrieval baselines, offline judge) and reports it. */
-async function reproduceLlmEvalMed(options: ReproduceOptions): Promise<string> {
-  const task = await getTask("llmeval-med");
-  const full = downloadedPath("llmeval-med");
-  const data = (await pathExists(full))
-    ? full
-    : new URL(`../../${task.defaultDataPath}`, import.meta.url).pathname;
+/** The settings `reproduce` reads from the environment: models, judge, base URL, limit, data directory. */
+export function reproduceEnv(
+  env: { get(name: string): string | undefined } = Deno.env,
+): Partial<ReproduceOptions> {
+  const models = env.get("MEDEVAL_MODELS")?.split(",").map((m) => m.trim()).filter(Boolean);
+  const limit = env.get("MEDEVAL_LIMIT");
+  if (limit !== undefined && !Number.isInteger(Number(limit))) {
+    throw new ConfigError(`MEDEVAL_LIMIT must be an integer, got "${limit}"`);
+  }
+  return {
+    models: models?.length ? models : undefined,
+    judge: env.get("MEDEVAL_JUDGE_MODEL") || undefined,
+    baseUrl: env.get("OPENAI_BASE_URL") || undefined,
+    limit: limit === undefined ? undefined : Number(limit),
+    dataDir: env.get("MEDEVAL_DATA_DIR") || undefined,
+  };
+}
+
+/** Returns the path of the full data set of `benchmark` when present, else `undefined`. */
+async function fullDataPath(benchmark: string, dataDir?: string): Promise<string | undefined> {
+  const spec = DOWNLOADS[benchmark];
+  if (!spec) return undefined;
+  const file = spec.path.slice(spec.path.lastIndexOf("/") + 1);
+  const path = dataDir
+    ? `${dataDir.replace(/\/$/, "")}/${benchmark}/${file}`
+    : new URL(`../../${spec.path}`, import.meta.url).pathname;
+  return (await pathExists(path)) ? path : undefined;
+}
+
+interface BenchmarkRun {
+  section: RunSection;
+  summaries: Summary[];
+  figures: FigureSet;
+  facts?: Record<string, number>;
+}
+
+/** Runs one benchmark: offline baselines always, real models when configured; writes its tables. */
+async function runBenchmark(name: string, task: Task, options: ReproduceOptions): Promise<BenchmarkRun> {
+  const full = await fullDataPath(name, options.dataDir);
+  const data = full ?? new URL(`../../${task.defaultDataPath}`, import.meta.url).pathname;
+  const needsJudge = task.scorers.some((s) => s.needsJudge);
+  const runs: { model: string; judge?: string; real: boolean }[] = [
+    { model: "offline:reference", judge: needsJudge ? "offline:overlap" : undefined, real: false },
+    { model: "offline:retrieval", judge: needsJudge ? "offline:overlap" : undefined, real: false },
+  ];
+  for (const model of options.models ?? []) {
+    if (needsJudge && !options.judge) {
+      throw new ConfigError(
+        `${name} is judge-scored: set MEDEVAL_JUDGE_MODEL (or --judge) along with the models`,
+      );
+    }
+    runs.push({ model, judge: needsJudge ? options.judge : undefined, real: true });
+  }
   const summaries: Summary[] = [];
-  for (const model of ["offline:reference", "offline:retrieval"]) {
-    const out = `${options.root}/runs/reproduce/llmeval-med/${model.replace(":", "_")}`;
-    await Deno.remove(out, { recursive: true }).catch(() => {});
+  for (const run of runs) {
+    const out = `${options.root}/runs/reproduce/${name}/${run.model.replace(/[^\w.-]+/g, "_")}`;
+    const resume = run.real && (await pathExists(`${out}/run.sqlite`));
+    if (!run.real) await Deno.remove(out, { recursive: true }).catch(() => {});
+    if (options.log !== false) console.log(`reproduce: ${name} · ${run.model}${resume ? " (resuming)" : ""}`);
     const result = await runEval({
-      benchmark: "llmeval-med",
-      model,
-      judge: "offline:overlap",
-      judgeRuns: 1,
+      benchmark: name,
+      model: run.model,
+      baseUrl: run.real ? options.baseUrl : undefined,
+      judge: run.judge,
+      judgeBaseUrl: run.real ? options.baseUrl : undefined,
+      judgeRuns: run.real ? undefined : 1,
+      limit: run.real ? options.limit : undefined,
       data,
       out,
+      resume,
       progress: false,
       renderFigures: false,
     });
+    if (result.failures > 0) {
+      throw new ConfigError(
+        `${name} · ${run.model}: ${result.failures} calls failed for good; rerun \`deno task reproduce\` to resume`,
+      );
+    }
     summaries.push(result.summary);
   }
-  const figuresDir = `${options.root}/figures/llmeval_med`;
-  await Deno.remove(figuresDir, { recursive: true }).catch(() => {});
-  await writeTable(figuresDir, "overview", overviewTable(summaries, task.report));
+  const dirRel = `reports/runs/${name}`;
+  const figuresRel = `figures/runs/${name}`;
+  await Deno.remove(`${options.root}/${dirRel}`, { recursive: true }).catch(() => {});
+  const tables = [{ id: "overview", table: overviewTable(summaries, task.report) }];
   for (const summary of summaries) {
-    for (const [name, table] of Object.entries(groupTables(summary, task.report.metrics))) {
-      await writeTable(figuresDir, `${summary.model.replace(":", "_")}_${name}`, table);
+    for (const [field, table] of Object.entries(groupTables(summary, task.report.metrics))) {
+      tables.push({ id: `${summary.model.replace(/[^\w.-]+/g, "_")}_${field}`, table });
     }
   }
+  const written = [];
+  for (const { id, table } of tables) {
+    const files = await writeTable(`${options.root}/${dirRel}`, id, table);
+    written.push({ id, table, files: files.map((f) => f.slice(options.root.length + 1)) });
+  }
   const figures = runFigures(summaries, task.report);
-  await exportFigures(figuresDir, figures, options.render);
-
-  const relData = data.includes("/data/downloads/") ? "the full downloaded test set" : "the shipped sample";
-  const lines = [
-    "# LLMEval-Med — offline pipeline",
-    "",
-    `Data: ${relData} (${
+  const dataNote = full
+    ? `Data: the full data set (${summaries[0].n} samples).`
+    : `Data: the sample the project ships (${
       summaries[0].n
-    } questions). Models: offline baselines only; judge: offline lexical overlap.`,
-    "",
-    "**These are OFFLINE sanity checks, not LLM-judged model results.** `offline:reference` answers with the",
-    "reference itself (a ceiling that checks the pipeline); `offline:retrieval` answers with another question's",
-    "reference (a floor). To evaluate a model, run `deno task eval llmeval-med --model NAME --base-url URL",
-    "--judge NAME --judge-base-url URL` (3 judge runs by default, as in the paper).",
-    "",
-    toMarkdown(overviewTable(summaries, task.report)),
-    ...summaries.map((s) => toMarkdown(groupTables(s, task.report.metrics).by_difficulty)),
-    "Figures: " +
-    Object.keys(figures).map((n) => `\`figures/llmeval_med/${n}.{html,svg,png,pdf}\``).join(", "),
-    "",
+    } samples); run \`deno task download ${name}\` for the full set.`;
+  const notes = [
+    dataNote,
+    "OFFLINE baselines: offline:reference answers with the reference (a ceiling that checks the pipeline), " +
+    "offline:retrieval answers with another item's reference (a floor)" +
+    (needsJudge ? "; both are scored by offline:overlap, a lexical stand-in, not an LLM judge." : "."),
+    options.models?.length
+      ? `Real models: ${options.models.join(", ")}${needsJudge ? `; judge ${options.judge}` : ""}${
+        options.limit ? `; first ${options.limit} samples` : ""
+      }.`
+      : "No real model configured: set OPENAI_BASE_URL, MEDEVAL_MODELS (comma-separated) and MEDEVAL_JUDGE_MODEL.",
   ];
-  await Deno.mkdir(`${options.root}/reports`, { recursive: true });
-  const report = `${options.root}/reports/llmeval_med.md`;
-  await Deno.writeTextFile(report, lines.join("\n"));
-  return report;
+  await Deno.writeTextFile(
+    `${options.root}/${dirRel}/report.md`,
+    [
+      `# ${task.title} — pipeline runs`,
+      "",
+      ...notes.flatMap((n) => [n, ""]),
+      ...written.map((w) => toMarkdown(w.table)),
+    ]
+      .join("\n"),
+  );
+  let facts: Record<string, number> | undefined;
+  if (full) facts = datasetFacts(await task.load(full), task.groupFields);
+  return {
+    section: {
+      benchmark: name,
+      title: `${task.title} — pipeline runs`,
+      notes,
+      tables: written,
+      figures: { dir: figuresRel, names: Object.keys(figures) },
+    },
+    summaries,
+    figures: { dir: `${options.root}/${figuresRel}`, figures },
+    facts,
+  };
 }
 
-/** Re-creates every table, figure and report the project can make with the data it has. */
+/** Re-creates every table, figure, claim check and report; returns the paths of the main reports. */
 export async function reproduce(options: ReproduceOptions): Promise<string[]> {
-  const reports = [await reproduceLlmEvalMed(options)];
-  for (const report of reports) console.log(`wrote ${report}`);
-  return reports;
+  const root = options.root.replace(/\/$/, "");
+  const opts = { ...options, root };
+  const papers = await loadPapers();
+
+  const runs: BenchmarkRun[] = [];
+  for (const name of Object.keys(BENCHMARKS).sort()) {
+    runs.push(await runBenchmark(name, await getTask(name), opts));
+  }
+  const summaries = runs.flatMap((r) => r.summaries);
+  const facts: DataFacts = Object.fromEntries(runs.map((r) => [r.section.benchmark, r.facts]));
+
+  const outputs: PaperOutputs[] = [];
+  for (const paper of papers) outputs.push(await writePaperTables(paper, root, summaries));
+
+  const claims = papers.flatMap((paper) => checkClaims(paper, facts));
+  const titles = Object.fromEntries(papers.map((p) => [p.file.paper, p.file.title]));
+  const [claimsMd, claimsJson] = await writeClaims(`${root}/reports`, claims, titles);
+
+  const sets = [...outputs.map((o) => o.figures), ...runs.map((r) => r.figures)];
+  for (const set of sets) await Deno.remove(set.dir, { recursive: true }).catch(() => {});
+  const render = options.render ?? true;
+  await exportFigureSets(sets, render, options.formats);
+
+  const version = await codeVersion();
+  const index = `${root}/reports/index.html`;
+  await Deno.writeTextFile(
+    index,
+    indexPage({
+      papers: outputs,
+      claims,
+      runs: runs.map((r) => r.section),
+      producedBy: `Produced by \`deno task reproduce\` (medeval ${version.commit ?? "unknown commit"}${
+        version.dirty ? ", uncommitted changes" : ""
+      }).`,
+    }, render),
+  );
+  return [index, claimsMd, claimsJson];
 }

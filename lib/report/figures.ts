@@ -201,25 +201,49 @@ export class FigureRenderer {
   }
 }
 
+/** Figures to write into one directory. */
+export interface FigureSet {
+  /** Output directory. */
+  dir: string;
+  /** Figures by file name (without extension). */
+  figures: Record<string, FigureSpec>;
+}
+
 /**
- * Writes HTML for every figure and, when `render` (default), SVG/PNG/PDF in one Chromium session; returns all
- * paths written.
+ * Writes HTML for every figure of every set and, when `render`, the image `formats` (default SVG, PNG, PDF),
+ * all in one Chromium session; returns all paths written.
  */
-export async function exportFigures(
-  dir: string,
-  figures: Record<string, FigureSpec>,
+export async function exportFigureSets(
+  sets: readonly FigureSet[],
   render = true,
+  formats: readonly ImageFormat[] = ["svg", "png", "pdf"],
 ): Promise<string[]> {
   const written: string[] = [];
-  for (const [name, spec] of Object.entries(figures)) written.push(await writeFigureHtml(dir, name, spec));
-  if (!render || Object.keys(figures).length === 0) return written;
+  for (const { dir, figures } of sets) {
+    for (const [name, spec] of Object.entries(figures)) written.push(await writeFigureHtml(dir, name, spec));
+  }
+  if (!render || sets.every((s) => Object.keys(s.figures).length === 0)) return written;
   const renderer = await FigureRenderer.launch();
   try {
-    for (const [name, spec] of Object.entries(figures)) {
-      written.push(...await renderer.render(dir, name, spec));
+    for (const { dir, figures } of sets) {
+      for (const [name, spec] of Object.entries(figures)) {
+        written.push(...await renderer.render(dir, name, spec, formats));
+      }
     }
   } finally {
     await renderer.close();
   }
   return written;
+}
+
+/**
+ * Writes HTML for every figure and, when `render` (default), SVG/PNG/PDF in one Chromium session; returns all
+ * paths written.
+ */
+export function exportFigures(
+  dir: string,
+  figures: Record<string, FigureSpec>,
+  render = true,
+): Promise<string[]> {
+  return exportFigureSets([{ dir, figures }], render);
 }

@@ -1,0 +1,108 @@
+/**
+ * Writes checked claims as `claims.md` (one table per paper) and `claims.json` (a flat list).
+ * @module
+ */
+import type { ClaimResult } from "./claims.ts";
+
+const RELATION: Record<ClaimResult["relation"], string> = {
+  approx: "≈",
+  eq: "=",
+  gt: ">",
+  ge: "≥",
+  lt: "<",
+  le: "≤",
+  between: "in",
+};
+
+/** Returns `value` with `digits` decimals, dropping a trailing `.0…` only for integers. */
+function show(value: number, digits: number): string {
+  return Number.isInteger(value) ? String(value) : value.toFixed(digits);
+}
+
+function decimals(stated: number | [number, number]): number {
+  const one = (v: number) => (String(v).split(".")[1] ?? "").length;
+  return Array.isArray(stated) ? Math.max(one(stated[0]), one(stated[1])) : one(stated);
+}
+
+/** Returns the stated side as text: relation and number (`≈ 69.2`, `> 50`, `in [4, 6]`). */
+export function formatStated(result: ClaimResult): string {
+  const s = result.stated;
+  return Array.isArray(s) ? `in [${s[0]}, ${s[1]}]` : `${RELATION[result.relation]} ${s}`;
+}
+
+/** Returns the recomputed side as text: value with two more decimals than stated, and its interval. */
+export function formatRecomputed(result: ClaimResult): string {
+  if (result.recomputed === null) return "–";
+  const d = Math.min(6, decimals(result.stated) + 2);
+  const [lo, hi] = result.interval!;
+  const value = show(result.recomputed, d);
+  return lo === hi ? value : `${value} [${show(lo, d)}, ${show(hi, d)}]`;
+}
+
+/** Returns `holds` as a mark: ✓, ✗, or – when not checked. */
+export function holdsMark(holds: boolean | null): string {
+  return holds === null ? "–" : holds ? "✓" : "✗";
+}
+
+/** Counts of claims that hold, do not hold, and were not checked. */
+export function claimCounts(
+  results: readonly ClaimResult[],
+): { holds: number; fails: number; unchecked: number } {
+  return {
+    holds: results.filter((r) => r.holds === true).length,
+    fails: results.filter((r) => r.holds === false).length,
+    unchecked: results.filter((r) => r.holds === null).length,
+  };
+}
+
+/** Returns `claims.md`: method, counts, then one table per paper. */
+export function claimsMarkdown(results: readonly ClaimResult[], titles: Record<string, string>): string {
+  const esc = (s: string) => s.replaceAll("|", "\\|");
+  const all = claimCounts(results);
+  const lines = [
+    "# Claims of the papers, recomputed from their own tables",
+    "",
+    "Each claim is a number the paper states (in text or as a subtotal) that its printed tables determine.",
+    "`stated` is as printed; `recomputed` comes from the transcribed cells (`data/papers/*.json`), with the",
+    "interval every unrounded value allows (each printed number ± half a unit of its last digit). `≈` claims hold",
+    "when the stated and recomputed intervals overlap; `=` needs exact equality; `>`/`<` compare the recomputed",
+    "value with the stated bound. The papers' numbers are not adjusted.",
+    "",
+    `**${results.length} claims: ${all.holds} hold, ${all.fails} do not hold, ${all.unchecked} not checked.**`,
+    "",
+  ];
+  const papers = [...new Set(results.map((r) => r.paper))];
+  for (const paper of papers) {
+    const rs = results.filter((r) => r.paper === paper);
+    const c = claimCounts(rs);
+    lines.push(
+      `## ${titles[paper] ?? paper}`,
+      "",
+      `${rs.length} claims: ${c.holds} hold, ${c.fails} do not hold, ${c.unchecked} not checked.`,
+      "",
+      "| where | claim | stated | recomputed | holds | note |",
+      "| --- | --- | ---: | ---: | :---: | --- |",
+      ...rs.map((r) =>
+        `| ${esc(r.where)} | ${esc(r.claim)} | ${formatStated(r)} | ${formatRecomputed(r)} | ${
+          holdsMark(r.holds)
+        } | ${esc(r.note ?? "")} |`
+      ),
+      "",
+    );
+  }
+  return lines.join("\n");
+}
+
+/** Writes `<dir>/claims.md` and `<dir>/claims.json`; returns their paths. */
+export async function writeClaims(
+  dir: string,
+  results: readonly ClaimResult[],
+  titles: Record<string, string>,
+): Promise<string[]> {
+  await Deno.mkdir(dir, { recursive: true });
+  const md = `${dir}/claims.md`;
+  const json = `${dir}/claims.json`;
+  await Deno.writeTextFile(md, claimsMarkdown(results, titles));
+  await Deno.writeTextFile(json, JSON.stringify(results, null, 2) + "\n");
+  return [md, json];
+}
