@@ -8,6 +8,11 @@ Deno.test("normalizeSvgIds renames generated ids and every reference to them", (
     normalizeSvgIds(svg),
     '<svg><clipPath id="fig-id-0"><rect/></clipPath><g clip-path="url(#fig-id-0)"></g><use href="#fig-id-0"/></svg>',
   );
+  // colour bars reference their gradient in single quotes
+  assertEquals(
+    normalizeSvgIds(`<linearGradient id="gc47-cb0"/><rect style="fill: url('#gc47-cb0');"/>`),
+    `<linearGradient id="fig-id-0"/><rect style="fill: url('#fig-id-0');"/>`,
+  );
 });
 
 Deno.test("the same figure renders to byte-identical SVG twice, and to PNG and PDF", async () => {

@@ -43,6 +43,8 @@ export interface ReproduceOptions {
   limit?: number;
   /** Directory holding the full data sets as `<benchmark>/<file>` (default `data/downloads`). */
   dataDir?: string;
+  /** Folder of paper files (default `data/papers/`). */
+  papersDir?: string;
   /** Print progress lines (default `true`). */
   log?: boolean;
 }
@@ -188,7 +190,7 @@ async function runBenchmark(name: string, task: Task, options: ReproduceOptions)
 export async function reproduce(options: ReproduceOptions): Promise<string[]> {
   const root = options.root.replace(/\/$/, "");
   const opts = { ...options, root };
-  const papers = await loadPapers();
+  const papers = await loadPapers(options.papersDir);
 
   const runs: BenchmarkRun[] = [];
   for (const name of Object.keys(BENCHMARKS).sort()) {
@@ -206,8 +208,8 @@ export async function reproduce(options: ReproduceOptions): Promise<string[]> {
 
   const sets = [...outputs.map((o) => o.figures), ...runs.map((r) => r.figures)];
   for (const set of sets) await Deno.remove(set.dir, { recursive: true }).catch(() => {});
-  const render = options.render ?? true;
-  await exportFigureSets(sets, render, options.formats);
+  const formats = (options.render ?? true) ? options.formats ?? ["svg", "png", "pdf"] : [];
+  await exportFigureSets(sets, formats.length > 0, formats);
 
   const version = await codeVersion();
   const index = `${root}/reports/index.html`;
@@ -220,7 +222,7 @@ export async function reproduce(options: ReproduceOptions): Promise<string[]> {
       producedBy: `Produced by \`deno task reproduce\` (medeval ${version.commit ?? "unknown commit"}${
         version.dirty ? ", uncommitted changes" : ""
       }).`,
-    }, render),
+    }, formats),
   );
   return [index, claimsMd, claimsJson];
 }

@@ -4,7 +4,6 @@
  * @module
  */
 import { escapeHtml, REPORT_CSS, tableToHtml } from "../report/html.ts";
-import type { Table } from "../report/tables.ts";
 import type { ClaimResult } from "./claims.ts";
 import { claimCounts, formatRecomputed, formatStated, holdsMark } from "./claims_report.ts";
 import type { PaperOutputs, WrittenTable } from "./write_paper.ts";
@@ -45,12 +44,11 @@ function tableBlock(written: WrittenTable): string {
   return `${tableToHtml(written.table)}\n<p class="links">${links(written.files)}</p>`;
 }
 
-function figureBlock(dir: string, name: string, rendered: boolean): string {
+function figureBlock(dir: string, name: string, formats: readonly string[]): string {
   const base = `../${dir}/${name}`;
-  const formats = rendered ? ["svg", "png", "pdf", "html"] : ["html"];
-  const img = rendered ? `<img src="${escapeHtml(base)}.svg" alt="${escapeHtml(name)}">` : "";
+  const img = formats.includes("svg") ? `<img src="${escapeHtml(base)}.svg" alt="${escapeHtml(name)}">` : "";
   return `<figure>${img}<figcaption class="links">${escapeHtml(name)}: ${
-    formats.map((f) => `<a href="${escapeHtml(base)}.${f}">${f}</a>`).join(" · ")
+    [...formats, "html"].map((f) => `<a href="${escapeHtml(base)}.${f}">${f}</a>`).join(" · ")
   }</figcaption></figure>`;
 }
 
@@ -75,8 +73,8 @@ function countsLine(results: readonly ClaimResult[]): string {
   return `${results.length} claims: ${c.holds} hold, ${c.fails} do not hold, ${c.unchecked} not checked`;
 }
 
-/** Returns the HTML of `reports/index.html`; `rendered` says whether SVG/PNG/PDF files exist. */
-export function indexPage(content: IndexContent, rendered: boolean): string {
+/** Returns the HTML of `reports/index.html`; `formats` are the image formats rendered besides HTML. */
+export function indexPage(content: IndexContent, formats: readonly string[]): string {
   const parts: string[] = [
     "<!doctype html>",
     '<html lang="en"><head><meta charset="utf-8"><title>medeval — reproduced papers</title>',
@@ -84,9 +82,7 @@ export function indexPage(content: IndexContent, rendered: boolean): string {
     "<h1>medeval — the papers' tables and figures, re-created</h1>",
     `<p>${escapeHtml(content.producedBy)}</p>`,
     "<nav>",
-    ...content.papers.map((p) =>
-      `<a href="#${p.paper.file.paper}">${escapeHtml(p.paper.file.title.split(":")[0])}</a>`
-    ),
+    ...content.papers.map((p) => `<a href="#${p.paper.file.paper}">${escapeHtml(p.paper.file.short)}</a>`),
     '<a href="#claims">Claims</a><a href="#runs">Benchmark runs</a>',
     "</nav>",
   ];
@@ -102,7 +98,7 @@ export function indexPage(content: IndexContent, rendered: boolean): string {
       } (<a href="#claims-${file.paper}">see below</a>).</p>`,
       ...file.notes.map((n) => `<p class="notes">${escapeHtml(n)}</p>`),
       ...outputs.tables.map(tableBlock),
-      ...Object.keys(outputs.figures.figures).map((name) => figureBlock(outputs.figuresDir, name, rendered)),
+      ...Object.keys(outputs.figures.figures).map((name) => figureBlock(outputs.figuresDir, name, formats)),
     );
   }
   parts.push(
@@ -115,9 +111,7 @@ export function indexPage(content: IndexContent, rendered: boolean): string {
     const claims = content.claims.filter((c) => c.paper === outputs.paper.file.paper);
     if (claims.length === 0) continue;
     parts.push(
-      `<h3 id="claims-${outputs.paper.file.paper}">${
-        escapeHtml(outputs.paper.file.title.split(":")[0])
-      }</h3>`,
+      `<h3 id="claims-${outputs.paper.file.paper}">${escapeHtml(outputs.paper.file.short)}</h3>`,
       claimsTable(claims),
     );
   }
@@ -127,14 +121,9 @@ export function indexPage(content: IndexContent, rendered: boolean): string {
       `<h3>${escapeHtml(run.title)}</h3>`,
       ...run.notes.map((n) => `<p>${escapeHtml(n)}</p>`),
       ...run.tables.map(tableBlock),
-      ...run.figures.names.map((name) => figureBlock(run.figures.dir, name, rendered)),
+      ...run.figures.names.map((name) => figureBlock(run.figures.dir, name, formats)),
     );
   }
   parts.push("</body></html>");
   return parts.join("\n") + "\n";
-}
-
-/** Returns `table` written as a {@linkcode WrittenTable} entry (for tables written elsewhere). */
-export function writtenTable(id: string, table: Table, files: string[]): WrittenTable {
-  return { id, table, files };
 }

@@ -33,7 +33,7 @@ function matrix(paper: Paper, table: PaperTable, request: FigureRequest): Matrix
 }
 
 function titleOf(paper: Paper, table: PaperTable): string {
-  return `${paper.file.title.split(":")[0]} ${table.label}: ${table.title}`;
+  return `${paper.file.short} ${table.label}: ${table.title}`;
 }
 
 function barFigure(m: Matrix, request: FigureRequest, title: string, unit?: string): FigureSpec {

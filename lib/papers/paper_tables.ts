@@ -16,9 +16,12 @@ export interface ComparisonEntry {
   values: Record<string, string>;
 }
 
-/** Returns one entry per summary of `spec.benchmark`, mapping each paper key to the metric it corresponds to. */
+/**
+ * Returns one entry per real-model summary of `spec.benchmark` (offline baselines are not models and stay in the
+ * benchmark's own tables), mapping each paper key to the metric it corresponds to.
+ */
 export function comparisonEntries(spec: CompareSpec, summaries: readonly Summary[]): ComparisonEntry[] {
-  return summaries.filter((s) => s.benchmark === spec.benchmark).map((summary) => {
+  return summaries.filter((s) => s.benchmark === spec.benchmark && !s.offline).map((summary) => {
     const values: Record<string, string> = {};
     for (const [key, target] of Object.entries(spec.map)) {
       const estimate = target.field && target.group !== undefined
@@ -34,7 +37,7 @@ export function comparisonEntries(spec: CompareSpec, summaries: readonly Summary
       values[key] = `${formatEstimate(scaled, false, spec.digits)} (n=${estimate.n})`;
     }
     const condition = summary.condition === "default" ? "" : `, ${summary.condition}`;
-    return { label: `${summary.model} (medeval${summary.offline ? ", OFFLINE" : ""}${condition})`, values };
+    return { label: `${summary.model} (medeval${condition})`, values };
   });
 }
 
@@ -89,7 +92,7 @@ export function paperTable(paper: Paper, table: PaperTable, entries: readonly Co
     );
   }
   return {
-    title: `${paper.file.title.split(":")[0]} — ${table.label}: ${table.title}`,
+    title: `${paper.file.short} — ${table.label}: ${table.title}`,
     columns,
     rows,
     notes,

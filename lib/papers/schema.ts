@@ -216,6 +216,8 @@ export const PaperFileSchema = z.object({
   paper: z.string().regex(/^[a-z0-9_]+$/),
   /** The paper's title. */
   title: z.string(),
+  /** Short name for captions, e.g. `CliMedBench`. */
+  short: z.string(),
   /** Authors, venue, year. */
   citation: z.string(),
   /** The seed file the numbers were transcribed from (in `../shared/seeds/`). */

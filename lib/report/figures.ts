@@ -3,7 +3,7 @@
  * rendered to SVG, PNG and PDF in headless Chromium (puppeteer-core + plotly.js-dist's `Plotly.toImage`).
  * @module
  */
-import puppeteer, { type Browser } from "puppeteer-core";
+import puppeteer, { type Browser, type Page } from "puppeteer-core";
 import { ConfigError } from "../core/errors.ts";
 import { pathExists } from "../core/fs.ts";
 
@@ -97,7 +97,7 @@ export function normalizeSvgIds(svg: string): string {
   let out = svg;
   ids.forEach((id, i) => {
     const escaped = id.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
-    out = out.replace(new RegExp(`(["(#])${escaped}(?=[")])`, "g"), `$1fig-id-${i}`);
+    out = out.replace(new RegExp(`(["'(#])${escaped}(?=["')])`, "g"), `$1fig-id-${i}`);
   });
   return out;
 }
@@ -108,6 +108,7 @@ export type ImageFormat = "svg" | "png" | "pdf";
 /** Renders figure specs to image files in one headless Chromium; close it when done. */
 export class FigureRenderer {
   readonly #browser: Browser;
+  #page?: Promise<Page>;
 
   private constructor(browser: Browser) {
     this.#browser = browser;
@@ -140,47 +141,45 @@ export class FigureRenderer {
     formats: readonly ImageFormat[] = ["svg", "png", "pdf"],
   ): Promise<string[]> {
     await Deno.mkdir(dir, { recursive: true });
-    const page = await this.#browser.newPage();
-    try {
-      await page.setContent('<!doctype html><html><head><meta charset="utf-8"></head><body></body></html>');
-      await page.addScriptTag({ path: plotlyBundlePath() });
-      const width = spec.width ?? 720;
-      const height = spec.height ?? 420;
-      const figure = { data: spec.data, layout: { ...spec.layout, width, height } };
-      const toImage = (format: "svg" | "png", scale: number) =>
-        page.evaluate(
-          (fig, fmt, w, h, s) =>
-            // deno-lint-ignore no-explicit-any
-            (globalThis as any).Plotly.toImage(fig, {
-              format: fmt,
-              width: w,
-              height: h,
-              scale: s,
-            }) as Promise<string>,
-          figure,
-          format,
-          width,
-          height,
-          scale,
-        );
-      const written: string[] = [];
-      const svgUrl = await toImage("svg", 1);
-      const svg = normalizeSvgIds(decodeURIComponent(svgUrl.slice(svgUrl.indexOf(",") + 1)));
-      if (formats.includes("svg")) {
-        await Deno.writeTextFile(`${dir}/${name}.svg`, svg);
-        written.push(`${dir}/${name}.svg`);
-      }
-      if (formats.includes("png")) {
-        const pngUrl = await toImage("png", 3);
-        const bytes = Uint8Array.from(atob(pngUrl.slice(pngUrl.indexOf(",") + 1)), (c) => c.charCodeAt(0));
-        await Deno.writeFile(`${dir}/${name}.png`, bytes);
-        written.push(`${dir}/${name}.png`);
-      }
-      if (formats.includes("pdf")) {
-        await page.setContent(
+    const page = await this.#plotlyPage();
+    const width = spec.width ?? 720;
+    const height = spec.height ?? 420;
+    // fixed trace uids: Plotly otherwise draws random ones into class names, and SVGs would differ per run
+    const data = spec.data.map((trace, i) => ({ uid: `trace${i}`, ...trace }));
+    const figure = { data, layout: { ...spec.layout, width, height } };
+    const toImage = (format: "svg" | "png", scale: number) =>
+      page.evaluate(
+        (fig, fmt, w, h, s) =>
+          // deno-lint-ignore no-explicit-any
+          (globalThis as any).Plotly.toImage(fig, { format: fmt, width: w, height: h, scale: s }) as Promise<
+            string
+          >,
+        figure,
+        format,
+        width,
+        height,
+        scale,
+      );
+    const written: string[] = [];
+    const svgUrl = await toImage("svg", 1);
+    const svg = normalizeSvgIds(decodeURIComponent(svgUrl.slice(svgUrl.indexOf(",") + 1)));
+    if (formats.includes("svg")) {
+      await Deno.writeTextFile(`${dir}/${name}.svg`, svg);
+      written.push(`${dir}/${name}.svg`);
+    }
+    if (formats.includes("png")) {
+      const pngUrl = await toImage("png", 3);
+      const bytes = Uint8Array.from(atob(pngUrl.slice(pngUrl.indexOf(",") + 1)), (c) => c.charCodeAt(0));
+      await Deno.writeFile(`${dir}/${name}.png`, bytes);
+      written.push(`${dir}/${name}.png`);
+    }
+    if (formats.includes("pdf")) {
+      const pdfPage = await this.#browser.newPage();
+      try {
+        await pdfPage.setContent(
           `<!doctype html><html><head><style>@page{margin:0}html,body{margin:0}</style></head><body>${svg}</body></html>`,
         );
-        const pdf = await page.pdf({
+        const pdf = await pdfPage.pdf({
           width: `${width}px`,
           height: `${height}px`,
           printBackground: true,
@@ -188,11 +187,22 @@ export class FigureRenderer {
         });
         await Deno.writeFile(`${dir}/${name}.pdf`, pdf);
         written.push(`${dir}/${name}.pdf`);
+      } finally {
+        await pdfPage.close();
       }
-      return written;
-    } finally {
-      await page.close();
     }
+    return written;
+  }
+
+  /** The page with plotly.js loaded, made once per renderer (parsing the bundle costs about a second). */
+  #plotlyPage(): Promise<Page> {
+    this.#page ??= (async () => {
+      const page = await this.#browser.newPage();
+      await page.setContent('<!doctype html><html><head><meta charset="utf-8"></head><body></body></html>');
+      await page.addScriptTag({ path: plotlyBundlePath() });
+      return page;
+    })();
+    return this.#page;
   }
 
   /** Closes Chromium. */
