@@ -32,6 +32,8 @@ export interface ClaimResult {
   claim: string;
   /** The stated number (a `[low, high]` pair for ranges). */
   stated: number | [number, number];
+  /** The stated number as printed (`69.0`, `33,735`, `4–6`), or the table cell it is read from. */
+  stated_printed: string;
   /** The value recomputed from the printed numbers, or `null` when it cannot be computed here. */
   recomputed: number | null;
   /** Range of the recomputed value allowed by the printed precision. */
@@ -286,7 +288,18 @@ export function checkClaims(paper: Paper, facts: DataFacts = {}): ClaimResult[] 
       ev.fail(`"between" needs a [low, high] range`);
     }
     const r = ev.eval(spec.expr);
-    const base = { paper: paper.file.paper, where: spec.where, claim: spec.claim, relation: spec.relation };
+    const printed = Array.isArray(spec.stated)
+      ? `${spec.stated[0]}–${spec.stated[1]}`
+      : typeof spec.stated === "string"
+      ? spec.stated
+      : ev.cell(...spec.stated.cell).printed;
+    const base = {
+      paper: paper.file.paper,
+      where: spec.where,
+      claim: spec.claim,
+      relation: spec.relation,
+      stated_printed: printed,
+    };
     const stated_ = Array.isArray(stated.value)
       ? stated.value.map(tidy) as [number, number]
       : tidy(stated.value);

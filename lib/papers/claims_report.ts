@@ -19,21 +19,20 @@ function show(value: number, digits: number): string {
   return Number.isInteger(value) ? String(value) : value.toFixed(digits);
 }
 
-function decimals(stated: number | [number, number]): number {
-  const one = (v: number) => (String(v).split(".")[1] ?? "").length;
-  return Array.isArray(stated) ? Math.max(one(stated[0]), one(stated[1])) : one(stated);
+/** Decimals printed in `text` (the most of any number in it). */
+function decimals(text: string): number {
+  return Math.max(0, ...[...text.matchAll(/\d+\.(\d+)/g)].map((m) => m[1].length));
 }
 
-/** Returns the stated side as text: relation and number (`≈ 69.2`, `> 50`, `in [4, 6]`). */
+/** Returns the stated side as text: relation and the number as printed (`≈ 69.0`, `> 50`, `in 4–6`). */
 export function formatStated(result: ClaimResult): string {
-  const s = result.stated;
-  return Array.isArray(s) ? `in [${s[0]}, ${s[1]}]` : `${RELATION[result.relation]} ${s}`;
+  return `${RELATION[result.relation]} ${result.stated_printed}`;
 }
 
 /** Returns the recomputed side as text: value with two more decimals than stated, and its interval. */
 export function formatRecomputed(result: ClaimResult): string {
   if (result.recomputed === null) return "–";
-  const d = Math.min(6, decimals(result.stated) + 2);
+  const d = Math.min(6, decimals(result.stated_printed) + 2);
   const [lo, hi] = result.interval!;
   const value = show(result.recomputed, d);
   return lo === hi ? value : `${value} [${show(lo, d)}, ${show(hi, d)}]`;
