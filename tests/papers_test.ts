@@ -205,7 +205,8 @@ Deno.test("bad paper files fail with one line naming file, record and field", ()
   );
   assert(err.message.startsWith('data/papers/bad.json: paper: field "paper"'), err.message);
   assert(!err.message.includes("\n"));
-  const paper = toPaper({
+  /** A one-table paper whose single row has `cells`, with `claims`. */
+  const onePaper = (cells: Record<string, string>, claims: unknown[] = []) => ({
     paper: "toy",
     title: "t",
     short: "t",
@@ -219,29 +220,16 @@ Deno.test("bad paper files fail with one line naming file, record and field", ()
       source: { file: "s", location: "Table 1" },
       rowHeader: "r",
       columns: [{ key: "a", printed: "A" }],
-      rows: [{ key: "x", printed: "X", cells: { a: "1" } }],
+      rows: [{ key: "x", printed: "X", cells }],
     }],
-    claims: [{ where: "w", claim: "c", stated: "1", expr: { cell: ["t", "nope", "a"] } }],
-  }, "toy.json");
+    claims,
+  });
+  const paper = toPaper(
+    onePaper({ a: "1" }, [{ where: "w", claim: "c", stated: "1", expr: { cell: ["t", "nope", "a"] } }]),
+    "toy.json",
+  );
   const bad = assertThrows(() => checkClaims(paper), InputError);
   assertEquals(bad.message, 'toy.json: claims[0]: unknown row "nope" in table t');
-  const unknownColumn = assertThrows(() =>
-    toPaper({
-      paper: "toy",
-      title: "t",
-      short: "t",
-      citation: "c",
-      seed: "s",
-      tables: [{
-        id: "t",
-        label: "T",
-        title: "t",
-        kind: "results",
-        source: { file: "s", location: "T" },
-        rowHeader: "r",
-        columns: [{ key: "a", printed: "A" }],
-        rows: [{ key: "x", printed: "X", cells: { b: "1" } }],
-      }],
-    }, "toy.json"), InputError);
+  const unknownColumn = assertThrows(() => toPaper(onePaper({ b: "1" }), "toy.json"), InputError);
   assert(unknownColumn.message.includes('rows[0]: field "cells.b"'), unknownColumn.message);
 });
