@@ -89,6 +89,8 @@ export interface EvalResult {
   failures: number;
   /** Calls answered from the store vs sent, by role. */
   calls: Record<string, { cached: number; sent: number; retries: number }>;
+  /** The samples evaluated (after `limit`), as loaded and validated. */
+  samples: Sample[];
 }
 
 /** Returns the first conversations of `samples` in file order holding at most `limit` samples (≥ 1 conversation). */
@@ -270,6 +272,7 @@ export async function runEval(config: EvalConfig): Promise<EvalResult> {
         model: modelCaller.stats,
         ...(judgeCaller ? { judge: judgeCaller.stats } : {}),
       },
+      samples,
     };
   } finally {
     store.close();
