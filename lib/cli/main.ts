@@ -6,6 +6,7 @@
 import { parseArgs } from "node:util";
 import { BENCHMARKS } from "../benchmarks/registry.ts";
 import { ConfigError, InputError } from "../core/errors.ts";
+import { safeName } from "../core/fs.ts";
 import { runEval } from "../pipeline/run_eval.ts";
 import { redact } from "../providers/redact.ts";
 import { formatEstimate } from "../report/tables.ts";
@@ -71,7 +72,7 @@ async function evalCommand(args: string[]): Promise<number> {
     );
   }
   const stamp = new Date().toISOString().replace(/[:.]/g, "-");
-  const out = values.out ?? `runs/${benchmark}/${values.model.replace(/[^\w.-]+/g, "_")}-${stamp}`;
+  const out = values.out ?? `runs/${benchmark}/${safeName(values.model)}-${stamp}`;
   const result = await runEval({
     benchmark,
     model: values.model,

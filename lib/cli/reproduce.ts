@@ -9,7 +9,7 @@
  * @module
  */
 import { ConfigError } from "../core/errors.ts";
-import { pathExists } from "../core/fs.ts";
+import { pathExists, safeName } from "../core/fs.ts";
 import type { Task } from "../core/task.ts";
 import { codeVersion } from "../core/version.ts";
 import { BENCHMARKS, getTask } from "../benchmarks/registry.ts";
@@ -23,7 +23,7 @@ import { exportFigureSets, type FigureSet, type ImageFormat } from "../report/fi
 import { overviewTable, runFigures } from "../report/run_report.ts";
 import type { Summary } from "../report/summary.ts";
 import { groupTables, toMarkdown, writeTable } from "../report/tables.ts";
-import { DOWNLOADS } from "./download.ts";
+import { downloadedPath, DOWNLOADS } from "./download.ts";
 
 /** Options of {@linkcode reproduce}. */
 export interface ReproduceOptions {
@@ -72,9 +72,7 @@ async function fullDataPath(benchmark: string, dataDir?: string): Promise<string
   const spec = DOWNLOADS[benchmark];
   if (!spec) return undefined;
   const file = spec.path.slice(spec.path.lastIndexOf("/") + 1);
-  const path = dataDir
-    ? `${dataDir.replace(/\/$/, "")}/${benchmark}/${file}`
-    : new URL(`../../${spec.path}`, import.meta.url).pathname;
+  const path = dataDir ? `${dataDir.replace(/\/$/, "")}/${benchmark}/${file}` : downloadedPath(benchmark);
   return (await pathExists(path)) ? path : undefined;
 }
 
@@ -105,7 +103,7 @@ async function runBenchmark(name: string, task: Task, options: ReproduceOptions)
   const summaries: Summary[] = [];
   let facts: Record<string, number> | undefined;
   for (const run of runs) {
-    const out = `${options.root}/runs/reproduce/${name}/${run.model.replace(/[^\w.-]+/g, "_")}`;
+    const out = `${options.root}/runs/reproduce/${name}/${safeName(run.model)}`;
     const resume = run.real && (await pathExists(`${out}/run.sqlite`));
     if (!run.real) await Deno.remove(out, { recursive: true }).catch(() => {});
     if (options.log !== false) console.log(`reproduce: ${name} · ${run.model}${resume ? " (resuming)" : ""}`);
@@ -138,7 +136,7 @@ async function runBenchmark(name: string, task: Task, options: ReproduceOptions)
   const tables = [{ id: "overview", table: overviewTable(summaries, task.report) }];
   for (const summary of summaries) {
     for (const [field, table] of Object.entries(groupTables(summary, task.report.metrics))) {
-      tables.push({ id: `${summary.model.replace(/[^\w.-]+/g, "_")}_${field}`, table });
+      tables.push({ id: `${safeName(summary.model)}_${field}`, table });
     }
   }
   const written = [];

@@ -12,3 +12,8 @@ export async function pathExists(path: string): Promise<boolean> {
     return false;
   }
 }
+
+/** Returns `name` usable as one path segment: runs of characters other than letters, digits, `.`, `-` become `_`. */
+export function safeName(name: string): string {
+  return name.replace(/[^\w.-]+/g, "_");
+}
