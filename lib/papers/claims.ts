@@ -6,7 +6,7 @@
  * @module
  */
 import { InputError } from "../core/errors.ts";
-import { cellKey, type Paper, type PaperCell, parsePrinted, type PrintedNumber } from "./paper.ts";
+import { cellKey, type Paper, type PaperCell, parsePrinted, type PrintedNumber, rowLabel } from "./paper.ts";
 import type { CellSet, ClaimSpec, Expr, RankSpec } from "./schema.ts";
 
 /** A recomputed value: the value from the printed numbers and the interval all unrounded values allow. */
@@ -220,12 +220,9 @@ export function expandClaims(paper: Paper): { spec: ClaimSpec; index: number }[]
     const columns = spec.forEach.columns ? ev.columnKeys(table.id, spec.forEach.columns) : [undefined];
     for (const row of rows) {
       for (const column of columns) {
-        const rowLabel = table.rows.find((r) => r.key === row);
+        const printedRow = table.rows.find((r) => r.key === row);
         const columnLabel = table.columns.find((c) => c.key === column)?.printed;
-        const ambiguous = rowLabel && table.rows.filter((r) => r.printed === rowLabel.printed).length > 1;
-        const label = rowLabel
-          ? (ambiguous ? `${rowLabel.group}, ${rowLabel.printed}` : rowLabel.printed)
-          : "";
+        const label = printedRow ? rowLabel(table, printedRow) : "";
         const { forEach: _, ...rest } = spec;
         const expanded = substitute(rest, row, column);
         expanded.claim = spec.claim.replaceAll("$row", label).replaceAll("$column", columnLabel ?? "");

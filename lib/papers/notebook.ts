@@ -3,7 +3,7 @@
  * as Markdown, and its figures rendered to SVG text.
  * @module
  */
-import { FigureRenderer } from "../report/figures.ts";
+import { FigureRenderer, type FigureSpec } from "../report/figures.ts";
 import { toMarkdown } from "../report/tables.ts";
 import { checkClaims, type DataFacts } from "./claims.ts";
 import { claimsMarkdown } from "./claims_report.ts";
@@ -32,7 +32,10 @@ export function paperClaimsMarkdown(paper: Paper, facts: DataFacts = {}): string
 /** Renders every figure of `paper` to SVG in `dir` (a temporary folder by default); returns SVG text by name. */
 export async function paperFiguresSvg(paper: Paper, dir?: string): Promise<Record<string, string>> {
   const out = dir ?? await Deno.makeTempDir({ prefix: `medeval-${paper.file.paper}-` });
-  const figures = Object.assign({}, ...paper.file.tables.map((t) => paperTableFigures(paper, t)));
+  const figures: Record<string, FigureSpec> = Object.assign(
+    {},
+    ...paper.file.tables.map((t) => paperTableFigures(paper, t)),
+  );
   const svgs: Record<string, string> = {};
   const renderer = await FigureRenderer.launch();
   try {

@@ -153,6 +153,15 @@ export async function loadPapers(dir = PAPERS_DIR): Promise<Paper[]> {
   return papers;
 }
 
+/**
+ * Returns a row's label for captions and claim texts: as printed, prefixed with its group (`ChatGPT · Data set A`)
+ * when the printed label repeats within the table.
+ */
+export function rowLabel(table: PaperTable, row: PaperTable["rows"][number]): string {
+  const repeated = table.rows.filter((r) => r.printed === row.printed).length > 1;
+  return repeated && row.group ? `${row.group} · ${row.printed}` : row.printed;
+}
+
 /** Returns the table `id` of `paper`, or throws naming the file and the known ids. */
 export function getTable(paper: Paper, id: string): PaperTable {
   const table = paper.file.tables.find((t) => t.id === id);

@@ -4,7 +4,7 @@
  * @module
  */
 import { type FigureSpec, PALETTE, paperLayout } from "../report/figures.ts";
-import { cellKey, type Paper } from "./paper.ts";
+import { cellKey, type Paper, rowLabel } from "./paper.ts";
 import type { FigureRequest, PaperTable } from "./schema.ts";
 
 /** The numeric block of a table a figure draws: row and column labels and the value matrix (null = no number). */
@@ -21,12 +21,8 @@ function matrix(paper: Paper, table: PaperTable, request: FigureRequest): Matrix
   const colsWanted = table.columns.filter((c) => !request.columns || request.columns.includes(c.key));
   const rows = rowsWanted.filter((r) => colsWanted.some((c) => num(r.key, c.key) !== null));
   const columns = colsWanted.filter((c) => rows.some((r) => num(r.key, c.key) !== null));
-  const duplicate = (label: string) => table.rows.filter((r) => r.printed === label).length > 1;
   return {
-    rows: rows.map((r) => ({
-      key: r.key,
-      label: duplicate(r.printed) ? `${r.group} · ${r.printed}` : r.printed,
-    })),
+    rows: rows.map((r) => ({ key: r.key, label: rowLabel(table, r) })),
     columns: columns.map((c) => ({ key: c.key, label: c.printed })),
     values: rows.map((r) => columns.map((c) => num(r.key, c.key))),
   };
