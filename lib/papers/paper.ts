@@ -161,15 +161,3 @@ export function rowLabel(table: PaperTable, row: PaperTable["rows"][number]): st
   const repeated = table.rows.filter((r) => r.printed === row.printed).length > 1;
   return repeated && row.group ? `${row.group} · ${row.printed}` : row.printed;
 }
-
-/** Returns the table `id` of `paper`, or throws naming the file and the known ids. */
-export function getTable(paper: Paper, id: string): PaperTable {
-  const table = paper.file.tables.find((t) => t.id === id);
-  if (!table) {
-    throw new InputError(
-      { file: paper.path, record: `table "${id}"` },
-      `no such table; tables: ${paper.file.tables.map((t) => t.id).join(", ")}`,
-    );
-  }
-  return table;
-}

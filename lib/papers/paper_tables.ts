@@ -47,7 +47,7 @@ function columnHeader(column: PaperTable["columns"][number], unit?: string): str
 }
 
 /** Returns the footnotes of a paper table: where it was transcribed from, and its transcription notes. */
-export function paperTableNotes(paper: Paper, table: PaperTable): string[] {
+function paperTableNotes(paper: Paper, table: PaperTable): string[] {
   return [
     `Transcribed from ${
       paper.file.seed === table.source.file ? "seed " : ""
