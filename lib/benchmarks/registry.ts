@@ -4,6 +4,7 @@
  */
 import { ConfigError } from "../core/errors.ts";
 import type { Task } from "../core/task.ts";
+import { createClimedBenchTask } from "./climedbench/task.ts";
 import { createLlmEvalMedTask } from "./llmeval_med/task.ts";
 
 /** Options any benchmark factory may read. */
@@ -15,6 +16,7 @@ export interface TaskOptions {
 /** Benchmark factories by registry name. */
 export const BENCHMARKS: Record<string, (options: TaskOptions) => Promise<Task>> = {
   "llmeval-med": (options) => createLlmEvalMedTask(options),
+  climedbench: () => createClimedBenchTask(),
 };
 
 /** Returns the task registered as `name`, or throws a {@linkcode ConfigError} listing the known names. */

@@ -6,7 +6,7 @@
 import type { Judge } from "../judges/judge.ts";
 import type { ChatMessage, GenerationParams } from "../providers/types.ts";
 import type { ReportSpec } from "../report/run_report.ts";
-import type { Summary } from "../report/summary.ts";
+import type { SampleRow, Summary } from "../report/summary.ts";
 import type { StoredOutput, StoredScore } from "../store/run_store.ts";
 import type { Sample } from "./sample.ts";
 
@@ -33,6 +33,16 @@ export interface ScoreInput {
   judge?: Judge;
   /** How many times each answer is judged. */
   judgeRuns: number;
+  /** The configured embeddings model (`--embed-model`); absent when none is configured. */
+  embedder?: Embedder;
+}
+
+/** Embeds texts through the run store (cached like every call). */
+export interface Embedder {
+  /** Model label, e.g. `bge-m3 @ localhost:8000/v1`. */
+  readonly label: string;
+  /** Returns one vector per text, in order. */
+  embed(texts: string[]): Promise<number[][]>;
 }
 
 /** Turns an answer into scores. */
@@ -43,6 +53,8 @@ export interface Scorer {
   readonly needsJudge: boolean;
   /** Returns the scores of one answer (one per judge run for repeated judging). */
   score(input: ScoreInput): Promise<ScoreValue[]>;
+  /** Sees every sample of the run before scoring starts (e.g. to fit corpus statistics such as IDF). */
+  prepare?(samples: readonly Sample[]): void;
 }
 
 /** Everything the run store holds about one condition of a run, as aggregations read it. */
@@ -87,6 +99,8 @@ export interface Task {
   load(path: string): Promise<Sample[]>;
   /** The prompt pipeline. */
   readonly solver: Solver;
+  /** The chain-of-thought variant of the solver (`--ablation cot`); default: {@linkcode Solver} + a generic instruction. */
+  readonly cotSolver?: Solver;
   /** The scorers. */
   readonly scorers: readonly Scorer[];
   /** Judge prompt builder, for judge-scored tasks. */
@@ -95,6 +109,8 @@ export interface Task {
   readonly judgeTemplates?: Record<string, string>;
   /** How the summary is shown in tables and figures. */
   readonly report: ReportSpec;
+  /** Each sample's metric values and group fields, from what the run store holds (paired comparisons use it). */
+  rows(view: RunView, labels: RunLabels): SampleRow[];
   /** Computes the summary (metrics with n and 95% CI, per group) from what the run store holds. */
   aggregate(view: RunView, labels: RunLabels): Summary;
 }

@@ -15,6 +15,10 @@ export interface ReportSpec {
   metrics: readonly MetricDisplay[];
   /** Name of the overall metric in the overview (e.g. `op`), default the primary metric. */
   overall?: { name: string; label: string };
+  /** Benchmark-specific tables over one or more summaries (models or conditions side by side), by file name. */
+  tables?: (summaries: readonly Summary[]) => Record<string, Table>;
+  /** Benchmark-specific figures over one or more summaries, by file name. */
+  figures?: (summaries: readonly Summary[]) => Record<string, FigureSpec>;
 }
 
 /** Returns the overview table: one row for the run, the primary metric per first-field group, then overall. */
@@ -35,9 +39,13 @@ export function overviewTable(summaries: readonly Summary[], spec: ReportSpec): 
   };
 }
 
-/** Returns all tables of a run by file name (`overview`, `by_<field>`). */
+/** Returns all tables of a run by file name (`overview`, `by_<field>`, and the benchmark's own). */
 export function runTables(summary: Summary, spec: ReportSpec): Record<string, Table> {
-  return { overview: overviewTable([summary], spec), ...groupTables(summary, spec.metrics) };
+  return {
+    overview: overviewTable([summary], spec),
+    ...groupTables(summary, spec.metrics),
+    ...spec.tables?.([summary]),
+  };
 }
 
 /** Returns a bar chart of `metric` per value of `field` for each summary, with 95% CI error bars. */
@@ -110,5 +118,5 @@ export function runFigures(
     if (count === 0 || count > maxGroups) continue;
     figures[`${spec.metrics[0].name}_by_${field}`] = groupBarFigure(summaries, field, spec.metrics[0]);
   }
-  return figures;
+  return { ...figures, ...spec.figures?.(summaries) };
 }

@@ -60,6 +60,20 @@ export function questionResults(
   });
 }
 
+/** Returns each question's `usability` (0/1) and `mean_score` with its group fields. */
+export function llmEvalMedRows(
+  view: RunView,
+  labels: RunLabels,
+  humanRatings?: ReadonlyMap<string, HumanRating>,
+): SampleRow[] {
+  const results = questionResults(view, labels.judgeRuns, humanRatings);
+  return view.samples.map((sample, i) => ({
+    id: sample.id,
+    fields: sample.fields,
+    values: { usability: results[i].usable ? 1 : 0, mean_score: results[i].meanScore },
+  }));
+}
+
 /** Returns the LLMEval-Med summary (`usability`, `mean_score`, and `op` overall) of a run. */
 export function aggregateLlmEvalMed(
   view: RunView,
@@ -67,11 +81,7 @@ export function aggregateLlmEvalMed(
   humanRatings?: ReadonlyMap<string, HumanRating>,
 ): Summary {
   const results = questionResults(view, labels.judgeRuns, humanRatings);
-  const rows: SampleRow[] = view.samples.map((sample, i) => ({
-    id: sample.id,
-    fields: sample.fields,
-    values: { usability: results[i].usable ? 1 : 0, mean_score: results[i].meanScore },
-  }));
+  const rows = llmEvalMedRows(view, labels, humanRatings);
   const seed = `${labels.benchmark}:${labels.condition}`;
   const core = summarize(rows, ["usability", "mean_score"], GROUP_FIELDS, {
     seed,

@@ -6,7 +6,7 @@
 import type { Task } from "../../core/task.ts";
 import { judgeScorer } from "../../judges/judge_scorer.ts";
 import { chatSolver } from "../../solvers/chat.ts";
-import { aggregateLlmEvalMed, GROUP_FIELDS } from "./aggregate.ts";
+import { aggregateLlmEvalMed, GROUP_FIELDS, llmEvalMedRows } from "./aggregate.ts";
 import { type HumanRating, loadHumanRatings } from "./human_eval.ts";
 import { loadLlmEvalMed } from "./load.ts";
 import { ANSWER_SYSTEM_PROMPT, buildJudgeMessages, TEMPLATES } from "./prompts.ts";
@@ -41,6 +41,7 @@ export async function createLlmEvalMedTask(options: LlmEvalMedOptions = {}): Pro
       ],
       overall: { name: "op", label: "OP" },
     },
+    rows: (view, labels) => llmEvalMedRows(view, labels, ratings),
     aggregate: (view, labels) => aggregateLlmEvalMed(view, labels, ratings),
   };
 }

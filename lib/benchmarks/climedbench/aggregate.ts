@@ -1,0 +1,92 @@
+/**
+ * CliMedBench aggregation: each sample's score in its scenario's metric; per scenario (the paper's Table 2),
+ * question type, task family, department and difficulty; the macro average over scenarios; the extraction
+ * failure rate; and the hallucination contrast BKT − FIT.
+ * @module
+ */
+import type { RunLabels, RunView } from "../../core/task.ts";
+import { CI_METHOD, type SampleRow, summarize, type Summary } from "../../report/summary.ts";
+import { independentDifference, macroMean } from "../../stats/compare.ts";
+import { SCENARIO_CODES, SCENARIOS } from "./scenarios.ts";
+import { type ClimedScoreDetail, OFFLINE_SIMILARITY } from "./scorer.ts";
+
+/** Fields CliMedBench results are grouped by. */
+export const GROUP_FIELDS = ["scenario", "question_type", "task", "department", "difficulty"] as const;
+
+/** Per-sample metrics: `score` is the scenario's own metric; the others are set only where they apply. */
+export const METRICS = [
+  "score",
+  "accuracy",
+  "kendall_tau",
+  "rouge1",
+  "similarity",
+  "extraction_failure",
+] as const;
+
+/** Returns each sample's metric values (a failed or unscored answer scores 0 and counts as not extracted). */
+export function climedRows(view: RunView): SampleRow[] {
+  return view.samples.map((sample) => {
+    const score = (view.scores.get(sample.id) ?? []).find((s) => s.scorer === "metric" && s.valid);
+    const metric = SCENARIOS.find((s) => s.code === sample.fields.scenario)!.metric;
+    const detail = (score?.detail ?? {}) as ClimedScoreDetail;
+    const value = score?.value ?? 0;
+    const extractable = sample.fields.question_type !== "open";
+    const values: Record<string, number | null> = {
+      score: value,
+      accuracy: null,
+      kendall_tau: null,
+      rouge1: null,
+      similarity: null,
+      extraction_failure: extractable ? (score && !detail.extraction_failed ? 0 : 1) : null,
+    };
+    values[metric] = value;
+    return { id: sample.id, fields: sample.fields, values };
+  });
+}
+
+/** Returns the CliMedBench summary of a run. */
+export function aggregateClimedBench(view: RunView, labels: RunLabels): Summary {
+  const rows = climedRows(view);
+  const seed = `${labels.benchmark}:${labels.condition}`;
+  const core = summarize(rows, METRICS, GROUP_FIELDS, { seed, order: { scenario: SCENARIO_CODES } });
+  const byScenario = (code: string) =>
+    rows.filter((r) => r.fields.scenario === code).map((r) => r.values.score as number);
+  const macro = macroMean(SCENARIO_CODES.map(byScenario), `${seed}:macro`);
+  const gap = independentDifference(byScenario("FIT"), byScenario("BKT"), `${seed}:bkt-fit`);
+  const answered = [...view.outputs.values()].filter((o) => o.text !== null).length;
+  const details = [...view.scores.values()].flat().map((s) => s.detail as ClimedScoreDetail | null);
+  const similarityMethods = [...new Set(details.map((d) => d?.similarity_method).filter(Boolean))];
+  const notes = [
+    "score = the scenario's metric per item: accuracy (choice), Kendall's tau-b (sequencing), ROUGE-1 F1 (KE), answer-reference cosine similarity (WTD)",
+    "macro_score = unweighted mean of the scenario scores present (the paper's average), CI by bootstrap within scenarios",
+    "extraction_failure = share of choice/sequencing answers from which no answer could be extracted (scored as wrong / tau 0)",
+    "bkt_minus_fit = BKT accuracy - FIT accuracy (independent samples, two-sample bootstrap CI)",
+  ];
+  for (const method of similarityMethods) notes.push(`WTD similarity: ${method}`);
+  if (similarityMethods.includes(OFFLINE_SIMILARITY)) {
+    notes.push(
+      "OFFLINE similarity fallback: pass --embed-model for the embeddings similarity the paper uses",
+    );
+  }
+  if (labels.offline) notes.push("OFFLINE: the model is an offline stand-in; these are not model results");
+  return {
+    benchmark: labels.benchmark,
+    model: labels.model,
+    judge: labels.judge,
+    condition: labels.condition,
+    offline: labels.offline,
+    judge_runs: labels.judgeRuns,
+    n: core.n,
+    metrics: { ...core.metrics, macro_score: macro, bkt_minus_fit: gap },
+    groups: core.groups,
+    counts: {
+      samples: view.samples.length,
+      answered,
+      answer_errors: view.samples.length - answered,
+      extraction_failures: rows.filter((r) => r.values.extraction_failure === 1).length,
+      scenarios: new Set(rows.map((r) => r.fields.scenario)).size,
+    },
+    ci_method: CI_METHOD,
+    notes,
+  };
+}

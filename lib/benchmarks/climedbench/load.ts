@@ -1,0 +1,154 @@
+/**
+ * Reads a CliMedBench JSONL file into samples: validates every line (one-line errors naming file, line and
+ * field), checks answers against options, and renders the model input (question, then labelled options).
+ * @module
+ */
+import { InputError } from "../../core/errors.ts";
+import type { Sample } from "../../core/sample.ts";
+import { parseRecord } from "../../core/validate.ts";
+import { type ClimedItem, ClimedItemSchema } from "./schema.ts";
+import { type QuestionType, scenarioByCode } from "./scenarios.ts";
+
+/** Benchmark name in samples and summaries. */
+export const BENCHMARK = "climedbench";
+
+/** What a CliMedBench sample keeps in `extra` (read by scorers and perturbations). */
+export interface ClimedExtra {
+  /** Question text without options. */
+  stem: string;
+  /** Labelled options or steps (empty for open questions). */
+  options: Record<string, string>;
+  /** Header the options are listed under. */
+  optionsHeader: string;
+  /** Correct letters (choice) or labels in order (sequencing); empty for open questions. */
+  answer: string[];
+  /** FIT: the erroneous reference answer shown to the model. */
+  misleading: string | null;
+}
+
+/** Renders the model input of an item: the question, then each option as `A: text` under its header. */
+export function renderInput(
+  extra: Pick<ClimedExtra, "stem" | "options" | "optionsHeader" | "misleading">,
+): string {
+  const parts = [extra.stem.trim()];
+  const labels = Object.keys(extra.options).sort();
+  if (labels.length) {
+    parts.push(`${extra.optionsHeader}:\n${labels.map((l) => `${l}: ${extra.options[l]}`).join("\n")}`);
+  }
+  if (extra.misleading) parts.push(`## 参考答案: ${extra.misleading}`);
+  return parts.join("\n");
+}
+
+function check(ok: boolean, file: string, record: string, field: string, message: string): void {
+  if (!ok) throw new InputError({ file, record, field }, message);
+}
+
+/** Turns one validated item into a sample; throws {@linkcode InputError} on inconsistent answers. */
+export function itemToSample(item: ClimedItem, file: string, record: string): Sample {
+  const scenario = scenarioByCode(item.scenario);
+  const type: QuestionType = item.type ?? scenario.type;
+  const options = item.options ?? {};
+  const labels = Object.keys(options);
+  const answer = item.answer ? [...item.answer] : [];
+  if (type === "open") {
+    check(
+      item.reference !== undefined,
+      file,
+      record,
+      "reference",
+      `open ${item.scenario} items need a reference`,
+    );
+  } else {
+    check(labels.length >= 2, file, record, "options", `${type} items need at least two options`);
+    check(answer.length > 0, file, record, "answer", `${type} items need an answer`);
+    const unknown = answer.filter((l) => !labels.includes(l));
+    check(
+      unknown.length === 0,
+      file,
+      record,
+      "answer",
+      `answer names option(s) ${unknown.join(",")} not given`,
+    );
+  }
+  if (type === "single_choice") {
+    check(
+      answer.length === 1,
+      file,
+      record,
+      "answer",
+      `single_choice answer must be one letter, got ${item.answer}`,
+    );
+  }
+  if (type === "sequencing") {
+    const complete = answer.length === labels.length && new Set(answer).size === answer.length;
+    check(
+      complete,
+      file,
+      record,
+      "answer",
+      `sequencing answer must order every step exactly once (${item.answer})`,
+    );
+  }
+  const extra: ClimedExtra = {
+    stem: item.question,
+    options,
+    optionsHeader: scenario.optionsHeader || "## 选项",
+    answer,
+    misleading: item.misleading_answer ?? null,
+  };
+  return {
+    id: item.id,
+    benchmark: BENCHMARK,
+    input: renderInput(extra),
+    reference: type === "open" ? item.reference! : item.answer!,
+    conversation: null,
+    fields: {
+      scenario: item.scenario,
+      question_type: type,
+      task: scenario.task,
+      department: item.department ?? null,
+      difficulty: item.difficulty ?? null,
+    },
+    extra: { ...extra },
+  };
+}
+
+/** Reads and validates a CliMedBench JSONL file (blank lines and `//` comment lines are skipped). */
+export async function loadClimedBench(path: string): Promise<Sample[]> {
+  let text: string;
+  try {
+    text = await Deno.readTextFile(path);
+  } catch (err) {
+    throw new InputError({ file: path }, `cannot read: ${err instanceof Error ? err.message : err}`);
+  }
+  const samples: Sample[] = [];
+  const seen = new Map<string, number>();
+  for (const [i, raw] of text.split("\n").entries()) {
+    const line = raw.trim();
+    if (!line || line.startsWith("//")) continue;
+    const record = `line ${i + 1}`;
+    let value: unknown;
+    try {
+      value = JSON.parse(line);
+    } catch (err) {
+      throw new InputError({ file: path, record }, `not JSON: ${err instanceof Error ? err.message : err}`);
+    }
+    const item = parseRecord(ClimedItemSchema, value, path, record);
+    const earlier = seen.get(item.id);
+    if (earlier !== undefined) {
+      throw new InputError(
+        { file: path, record, field: "id" },
+        `duplicate id ${item.id} (first on line ${earlier})`,
+      );
+    }
+    seen.set(item.id, i + 1);
+    samples.push(itemToSample(item, path, record));
+  }
+  if (samples.length === 0) throw new InputError({ file: path }, "no items");
+  return samples;
+}
+
+/** Returns the typed `extra` of a CliMedBench sample. */
+export function climedExtra(sample: Sample): ClimedExtra {
+  return sample.extra as unknown as ClimedExtra;
+}

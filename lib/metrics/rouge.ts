@@ -1,0 +1,57 @@
+/**
+ * ROUGE-1 (Lin, 2004): clipped unigram overlap between a candidate and a reference, as precision, recall and
+ * F1. Tokens are single characters for Han, Hiragana, Katakana and Hangul text and lower-cased words (runs of
+ * letters and digits) for other scripts; punctuation and whitespace are not tokens. Text is NFKC-normalised.
+ * @module
+ */
+
+/** ROUGE-1 precision, recall and F1 (all 0 when either side has no tokens). */
+export interface RougeScore {
+  /** Overlap / candidate tokens. */
+  precision: number;
+  /** Overlap / reference tokens. */
+  recall: number;
+  /** Harmonic mean of precision and recall. */
+  f1: number;
+}
+
+const TOKEN = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]|[\p{L}\p{N}\p{M}]+/gu;
+const CJK = /^[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]$/u;
+
+/** Returns the ROUGE-1 tokens of `text`: CJK characters one by one, other words whole (lower-cased). */
+export function rougeTokens(text: string): string[] {
+  const out: string[] = [];
+  for (const match of text.normalize("NFKC").toLowerCase().matchAll(TOKEN)) {
+    const token = match[0];
+    if (
+      token.length > 1 &&
+      /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/u.test(token)
+    ) {
+      // A word run that contains CJK characters (e.g. mixed with marks) still counts per character.
+      for (const ch of token) if (CJK.test(ch)) out.push(ch);
+      continue;
+    }
+    out.push(token);
+  }
+  return out;
+}
+
+function counts(tokens: readonly string[]): Map<string, number> {
+  const map = new Map<string, number>();
+  for (const t of tokens) map.set(t, (map.get(t) ?? 0) + 1);
+  return map;
+}
+
+/** Returns ROUGE-1 of `candidate` against `reference`. */
+export function rouge1(candidate: string, reference: string): RougeScore {
+  const cand = rougeTokens(candidate);
+  const ref = rougeTokens(reference);
+  if (cand.length === 0 || ref.length === 0) return { precision: 0, recall: 0, f1: 0 };
+  const refCounts = counts(ref);
+  let overlap = 0;
+  for (const [token, count] of counts(cand)) overlap += Math.min(count, refCounts.get(token) ?? 0);
+  const precision = overlap / cand.length;
+  const recall = overlap / ref.length;
+  const f1 = overlap === 0 ? 0 : (2 * precision * recall) / (precision + recall);
+  return { precision, recall, f1 };
+}

@@ -1,0 +1,124 @@
+/**
+ * Sequencing answers: parsing a predicted order of labelled steps from a reply, and Kendall's τ-b against the
+ * reference order.
+ *
+ * Policy for imperfect predictions (documented in `data/climedbench/README.md`):
+ * - labels that are not steps of the item are ignored (extra steps);
+ * - a label given twice counts at its first position (duplicates);
+ * - steps the reply does not place are tied with each other after every placed step (missing steps);
+ * - a reply with no parsable order ties every step: τ-b is then undefined and scored 0 (no information), and
+ *   the reply counts as an extraction failure.
+ * @module
+ */
+import { normalizeReply } from "./choice.ts";
+
+/** What the parser found in a reply. */
+export interface OrderExtraction {
+  /** Labels in the order the reply gives them (may hold extra, duplicate or too few labels); `null` = none. */
+  order: string[] | null;
+  /** Which rule decided: `cue`, `chain`, `run`, `numbered_list`, or `none`. */
+  method: "cue" | "chain" | "run" | "numbered_list" | "none";
+}
+
+function labelClass(labels: readonly string[]): string {
+  return `[${labels.map((l) => l.replace(/[\]\\^-]/g, "\\$&")).join("")}]`;
+}
+
+const LINK = String.raw`\s*(?:>|＞|→|->|—>|=>|⇒|,|，|、|;|；|-|–|—|\s)\s*`;
+
+/**
+ * Extracts the predicted order of step labels from `reply`: a cued order ("正确顺序：B>A>D>C", "order: DCBA"),
+ * else the last arrow chain ("A > C > B", "B→A→C"), else the last standalone run of labels ("DCBA"), else a
+ * numbered list whose items start with a label or quote a step's text (`steps`: label → text).
+ */
+export function extractOrder(
+  reply: string,
+  labels: readonly string[],
+  steps: Record<string, string> = {},
+): OrderExtraction {
+  const text = normalizeReply(reply);
+  const L = labelClass(labels);
+  const chain = String.raw`${L}(?:${LINK}${L})+`;
+  const letters = (s: string) => [...s].filter((ch) => labels.includes(ch));
+
+  const cue = new RegExp(
+    String
+      .raw`(?:正确顺序|正确的顺序|正确排序|顺序|排序|答案|[Oo]rder|[Ss]equence|[Aa]nswer)[^A-Z\n]{0,12}?(?<![A-Za-z])(${chain})(?![A-Za-z])`,
+    "g",
+  );
+  const cued = [...text.matchAll(cue)];
+  if (cued.length) return { order: letters(cued[cued.length - 1][1]), method: "cue" };
+
+  const arrows = new RegExp(
+    String.raw`(?<![A-Za-z])(${L}(?:\s*(?:>|＞|→|->|—>|=>|⇒)\s*${L})+)(?![A-Za-z])`,
+    "g",
+  );
+  const chains = [...text.matchAll(arrows)];
+  if (chains.length) return { order: letters(chains[chains.length - 1][1]), method: "chain" };
+
+  const runs = [...text.matchAll(new RegExp(String.raw`(?<![A-Za-z])(${L}{2,})(?![A-Za-z])`, "g"))];
+  if (runs.length) return { order: letters(runs[runs.length - 1][1]), method: "run" };
+
+  const items: { n: number; label: string }[] = [];
+  for (const line of text.split("\n")) {
+    const m = line.match(/^\s*(?:第\s*)?(\d{1,2})\s*(?:步)?\s*[.、)）:：]\s*(.*)$/);
+    if (!m) continue;
+    const body = m[2];
+    const lead = body.match(new RegExp(String.raw`^[(\[（]?(${L})(?![A-Za-z])`));
+    const label = lead?.[1] ?? Object.entries(steps).find(([, step]) => {
+      const probe = step.replace(/[\s\p{P}]+/gu, "").slice(0, 12);
+      return probe.length >= 4 && body.replace(/[\s\p{P}]+/gu, "").includes(probe);
+    })?.[0];
+    if (label) items.push({ n: Number(m[1]), label });
+  }
+  if (items.length >= 2) {
+    return { order: items.sort((a, b) => a.n - b.n).map((i) => i.label), method: "numbered_list" };
+  }
+  return { order: null, method: "none" };
+}
+
+/**
+ * Returns the rank of each reference step under `predicted` (1 = first), applying the policy of this module:
+ * extra labels dropped, duplicates at their first position, missing steps tied after all placed steps.
+ */
+export function predictedRanks(reference: readonly string[], predicted: readonly string[] | null): number[] {
+  const position = new Map<string, number>();
+  for (const label of predicted ?? []) {
+    if (reference.includes(label) && !position.has(label)) position.set(label, position.size + 1);
+  }
+  const missingRank = position.size + 1;
+  return reference.map((label) => position.get(label) ?? missingRank);
+}
+
+/**
+ * Kendall's τ-b of two paired rankings (ties allowed): (concordant − discordant) / √((n₀ − n₁)(n₀ − n₂)), where
+ * n₀ = n(n−1)/2 and n₁, n₂ count pairs tied in `x` and in `y`. Returns 0 when either ranking is all ties
+ * (τ-b undefined), and `null` for fewer than two items.
+ */
+export function kendallTauB(x: readonly number[], y: readonly number[]): number | null {
+  const n = x.length;
+  if (n !== y.length) throw new Error(`kendallTauB: lengths differ (${n} vs ${y.length})`);
+  if (n < 2) return null;
+  let concordant = 0, discordant = 0, tiesX = 0, tiesY = 0;
+  for (let i = 0; i < n; i++) {
+    for (let j = i + 1; j < n; j++) {
+      const dx = Math.sign(x[i] - x[j]);
+      const dy = Math.sign(y[i] - y[j]);
+      if (dx === 0) tiesX++;
+      if (dy === 0) tiesY++;
+      if (dx !== 0 && dy !== 0) {
+        if (dx === dy) concordant++;
+        else discordant++;
+      }
+    }
+  }
+  const n0 = (n * (n - 1)) / 2;
+  const denominator = Math.sqrt((n0 - tiesX) * (n0 - tiesY));
+  return denominator === 0 ? 0 : (concordant - discordant) / denominator;
+}
+
+/** Returns τ-b between the reference order and a predicted order under this module's policy. */
+export function orderTau(reference: readonly string[], predicted: readonly string[] | null): number {
+  const x = reference.map((_, i) => i + 1);
+  return kendallTauB(x, predictedRanks(reference, predicted)) ?? 0;
+}

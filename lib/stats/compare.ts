@@ -1,0 +1,123 @@
+/**
+ * Differences between conditions and groups, each with a 95% CI: paired (same samples under two conditions,
+ * with McNemar's exact test for 0/1 outcomes), independent (two different sample sets), and the macro mean of
+ * several groups (stratified bootstrap). All bootstraps are seeded.
+ * @module
+ */
+import { type Estimate, mean, quantileSorted } from "./bootstrap.ts";
+import { mulberry32, seedFrom } from "./rng.ts";
+
+const RESAMPLES = 2000;
+
+function interval(stats: Float64Array, value: number, n: number): Estimate {
+  stats.sort();
+  const sorted = Array.from(stats);
+  return { value, ci95: [quantileSorted(sorted, 0.025), quantileSorted(sorted, 0.975)], n };
+}
+
+/** McNemar's exact test on paired 0/1 outcomes. */
+export interface McNemar {
+  /** Pairs 1 under the baseline and 0 under the condition. */
+  b: number;
+  /** Pairs 0 under the baseline and 1 under the condition. */
+  c: number;
+  /** Two-sided exact binomial p-value of b vs c (1 when there are no discordant pairs). */
+  p: number;
+}
+
+/** Returns McNemar's exact two-sided test for paired 0/1 outcomes `base[i]` vs `other[i]`. */
+export function mcnemarExact(base: readonly number[], other: readonly number[]): McNemar {
+  let b = 0, c = 0;
+  for (let i = 0; i < base.length; i++) {
+    if (base[i] === 1 && other[i] === 0) b++;
+    if (base[i] === 0 && other[i] === 1) c++;
+  }
+  const n = b + c;
+  if (n === 0) return { b, c, p: 1 };
+  // P(X <= min(b, c)) for X ~ Binomial(n, 1/2), summed in log space to stay exact for large n.
+  let logTerm = -n * Math.LN2; // k = 0
+  let tail = Math.exp(logTerm);
+  for (let k = 1; k <= Math.min(b, c); k++) {
+    logTerm += Math.log(n - k + 1) - Math.log(k);
+    tail += Math.exp(logTerm);
+  }
+  return { b, c, p: Math.min(1, 2 * tail) };
+}
+
+/** A paired comparison of one metric between a baseline and a condition. */
+export interface PairedComparison {
+  /** Mean under the baseline over the paired samples. */
+  base: number | null;
+  /** Mean under the condition over the paired samples. */
+  other: number | null;
+  /** Condition − baseline, with its paired-bootstrap 95% CI and the number of pairs. */
+  diff: Estimate;
+  /** McNemar's exact test, when every value is 0 or 1. */
+  mcnemar: McNemar | null;
+}
+
+/** Returns condition − baseline over paired values (`base[i]` and `other[i]` are the same sample). */
+export function pairedDifference(
+  base: readonly number[],
+  other: readonly number[],
+  seed = "medeval",
+): PairedComparison {
+  const n = base.length;
+  if (n !== other.length) throw new Error(`pairedDifference: ${n} vs ${other.length} values`);
+  if (n === 0) return { base: null, other: null, diff: { value: null, ci95: null, n: 0 }, mcnemar: null };
+  const d = base.map((v, i) => other[i] - v);
+  const random = mulberry32(seedFrom(seed));
+  const stats = new Float64Array(RESAMPLES);
+  for (let r = 0; r < RESAMPLES; r++) {
+    let sum = 0;
+    for (let i = 0; i < n; i++) sum += d[Math.floor(random() * n)];
+    stats[r] = sum / n;
+  }
+  const binary = [...base, ...other].every((v) => v === 0 || v === 1);
+  return {
+    base: mean(base),
+    other: mean(other),
+    diff: interval(stats, mean(d), n),
+    mcnemar: binary ? mcnemarExact(base, other) : null,
+  };
+}
+
+/** Returns mean(b) − mean(a) for two independent samples, with a two-sample bootstrap 95% CI (n = |a| + |b|). */
+export function independentDifference(
+  a: readonly number[],
+  b: readonly number[],
+  seed = "medeval",
+): Estimate {
+  if (a.length === 0 || b.length === 0) return { value: null, ci95: null, n: a.length + b.length };
+  const random = mulberry32(seedFrom(seed));
+  const stats = new Float64Array(RESAMPLES);
+  const draw = (xs: readonly number[]) => {
+    let sum = 0;
+    for (let i = 0; i < xs.length; i++) sum += xs[Math.floor(random() * xs.length)];
+    return sum / xs.length;
+  };
+  for (let r = 0; r < RESAMPLES; r++) stats[r] = draw(b) - draw(a);
+  return interval(stats, mean(b) - mean(a), a.length + b.length);
+}
+
+/**
+ * Returns the unweighted mean of the group means (a paper's "average over scenarios"), with a 95% CI from a
+ * bootstrap that resamples within each group. Empty groups are left out; n = all values.
+ */
+export function macroMean(groups: readonly (readonly number[])[], seed = "medeval"): Estimate {
+  const present = groups.filter((g) => g.length > 0);
+  const n = present.reduce((sum, g) => sum + g.length, 0);
+  if (present.length === 0) return { value: null, ci95: null, n: 0 };
+  const random = mulberry32(seedFrom(seed));
+  const stats = new Float64Array(RESAMPLES);
+  for (let r = 0; r < RESAMPLES; r++) {
+    let total = 0;
+    for (const g of present) {
+      let sum = 0;
+      for (let i = 0; i < g.length; i++) sum += g[Math.floor(random() * g.length)];
+      total += sum / g.length;
+    }
+    stats[r] = total / present.length;
+  }
+  return interval(stats, mean(present.map((g) => mean(g))), n);
+}
