@@ -19,6 +19,9 @@ const USAGE = `usage:
                  [--data PATH] [--limit N] [--concurrency N] [--judge-concurrency N] [--out DIR] [--resume]
                  [--temperature T] [--max-tokens N] [--seed N] [--judge-temperature T] [--judge-seed N]
                  [--timeout SECONDS] [--max-retries N] [--human-eval CSV] [--no-render]
+                 [--ablation cot | perturb:KIND[@RATE] ...] [--perturb-seed N] [--buckets length:K]
+                 [--embed-model NAME [--embed-base-url URL]]
+      perturbation kinds: shape, homophone, traditional, symbol, mixed (rate default 0.12), nota
   deno task reproduce [--out DIR] [--no-render] [--data-dir DIR]
                       [--models A,B --judge NAME [--base-url URL] [--limit N]]
       (or MEDEVAL_MODELS, MEDEVAL_JUDGE_MODEL, OPENAI_BASE_URL, MEDEVAL_LIMIT, MEDEVAL_DATA_DIR)
@@ -62,6 +65,11 @@ async function evalCommand(args: string[]): Promise<number> {
       "human-eval": { type: "string" },
       "no-render": { type: "boolean" },
       quiet: { type: "boolean" },
+      ablation: { type: "string", multiple: true },
+      "perturb-seed": { type: "string" },
+      buckets: { type: "string" },
+      "embed-model": { type: "string" },
+      "embed-base-url": { type: "string" },
     },
   });
   const benchmark = positionals[0];
@@ -96,13 +104,21 @@ async function evalCommand(args: string[]): Promise<number> {
     timeoutSeconds: numberFlag(values, "timeout"),
     maxRetries: numberFlag(values, "max-retries"),
     humanEval: values["human-eval"],
+    ablations: values.ablation,
+    perturbSeed: numberFlag(values, "perturb-seed"),
+    buckets: values.buckets,
+    embedModel: values["embed-model"],
+    embedBaseUrl: values["embed-base-url"],
     renderFigures: !values["no-render"],
     progress: !values.quiet,
   });
-  const s = result.summary;
-  console.log(`${s.benchmark} | ${s.model} | judge ${s.judge ?? "none"}${s.offline ? " | OFFLINE" : ""}`);
-  for (const [name, est] of Object.entries(s.metrics)) {
-    console.log(`  ${name}: ${formatEstimate(est, false, 4)} (n=${est.n}, 95% CI)`);
+  for (const s of result.conditions) {
+    console.log(
+      `${s.benchmark} | ${s.model} | ${s.condition} | judge ${s.judge ?? "none"}${s.offline ? " | OFFLINE" : ""}`,
+    );
+    for (const [name, est] of Object.entries(s.metrics)) {
+      console.log(`  ${name}: ${formatEstimate(est, false, 4)} (n=${est.n}, 95% CI)`);
+    }
   }
   for (const [role, stats] of Object.entries(result.calls)) {
     console.log(

@@ -11,7 +11,7 @@ import type { ChatMessage, GenerationParams } from "../providers/types.ts";
 import type { Progress } from "../report/progress.ts";
 import type { RunStore, StoredScore } from "../store/run_store.ts";
 import { type Sample, toConversations } from "./sample.ts";
-import type { RunView, Scorer, Solver } from "./task.ts";
+import type { Embedder, RunView, Scorer, Solver } from "./task.ts";
 
 /** Inputs of {@linkcode evaluate}. */
 export interface EvaluateOptions {
@@ -29,6 +29,8 @@ export interface EvaluateOptions {
   judge?: Judge;
   /** Judge runs per answer. */
   judgeRuns: number;
+  /** Embeddings model for similarity scorers, if configured. */
+  embedder?: Embedder;
   /** Condition name the results are stored under. */
   condition: string;
   /** Run store. */
@@ -110,6 +112,7 @@ async function scoreAnswer(
         answer,
         judge: options.judge,
         judgeRuns: options.judgeRuns,
+        embedder: options.embedder,
       });
       for (const value of values) {
         options.store.putScore({

@@ -4,6 +4,8 @@
  * results, tables, figures and the JSONL export into the output directory.
  * @module
  */
+import { applyCondition, baselineCondition, type Condition, conditionSolver, parseAblation } from "../ablations/condition.ts";
+import { parseBucketSpec } from "../analysis/buckets.ts";
 import { getTask } from "../benchmarks/registry.ts";
 import { ConfigError } from "../core/errors.ts";
 import { pathExists } from "../core/fs.ts";
@@ -15,13 +17,14 @@ import { codeVersion } from "../core/version.ts";
 import { type Judge, LlmJudge } from "../judges/judge.ts";
 import { OverlapJudge } from "../judges/overlap_judge.ts";
 import { Caller } from "../providers/caller.ts";
+import { StoreEmbedder } from "../providers/embeddings.ts";
 import { createProvider } from "../providers/factory.ts";
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from "../providers/retry.ts";
 import { Progress } from "../report/progress.ts";
 import type { Summary } from "../report/summary.ts";
 import type { GenerationParams } from "../providers/types.ts";
 import { RunStore } from "../store/run_store.ts";
-import { writeRunOutputs } from "./write_outputs.ts";
+import { type ConditionResult, writeRunOutputs } from "./write_outputs.ts";
 
 /** Everything `deno task eval` can be told. */
 export interface EvalConfig {
@@ -69,8 +72,18 @@ export interface EvalConfig {
   maxRetries?: number;
   /** LLMEval-Med: CSV of human MTG ratings. */
   humanEval?: string;
-  /** Condition name (default `default`). */
+  /** Name of the baseline condition (default `default`). */
   condition?: string;
+  /** Ablations run beside the baseline in the same store: `cot`, `perturb:KIND[@RATE]`. */
+  ablations?: string[];
+  /** Seed of the perturbations (default 0). */
+  perturbSeed?: number;
+  /** Input-length bucket analysis, e.g. `length:10`. */
+  buckets?: string;
+  /** Embeddings model for similarity scorers (same base URL and key as the model unless given). */
+  embedModel?: string;
+  /** Base URL of the embeddings model. */
+  embedBaseUrl?: string;
   /** Show progress (default `true`). */
   progress?: boolean;
   /** Render SVG/PNG/PDF with Chromium (default `true`; HTML is always written). */
@@ -81,8 +94,10 @@ export interface EvalConfig {
 
 /** What a finished run returns. */
 export interface EvalResult {
-  /** The summary written to `summary.json`. */
+  /** The baseline's summary, written to `summary.json`. */
   summary: Summary;
+  /** Every condition's summary, baseline first. */
+  conditions: Summary[];
   /** Output directory. */
   out: string;
   /** Answers that failed for good plus scores whose judge call failed for good (0 = complete run). */
@@ -103,6 +118,12 @@ export function limitSamples(samples: readonly Sample[], limit?: number): Sample
   }
   const ids = new Set(kept.map((s) => s.id));
   return samples.filter((s) => ids.has(s.id));
+}
+
+function resolveBaseUrl(baseUrl: string | undefined): string {
+  const url = baseUrl ?? Deno.env.get("OPENAI_BASE_URL");
+  if (!url) throw new ConfigError("--embed-model needs a base URL: pass --embed-base-url / --base-url or set OPENAI_BASE_URL");
+  return url;
 }
 
 /** Request timeout of both model and judge, in milliseconds (default 120 s). */
@@ -144,14 +165,14 @@ function resolveJudge(
 function runIdentity(
   config: EvalConfig,
   task: Task,
-  resolved: { condition: string; generation: GenerationParams; judgeRuns: number; judge: string | null },
+  resolved: { generation: GenerationParams; judgeRuns: number; judge: string | null; embedder: string | null },
   dataHash: string,
   n: number,
 ) {
   return {
     benchmark: task.name,
-    condition: resolved.condition,
     model: config.model,
+    embedder: resolved.embedder,
     generation: resolved.generation,
     judge: resolved.judge,
     judge_runs: resolved.judgeRuns,
@@ -164,6 +185,27 @@ function runIdentity(
   };
 }
 
+/** The part of a condition a resumed run must match: its prompts and its perturbation. */
+function conditionIdentity(condition: Condition, task: Task) {
+  const solver = conditionSolver(condition, task);
+  return {
+    kind: condition.kind,
+    perturb: condition.perturb ?? null,
+    solver: solver.name,
+    prompts: Object.fromEntries(Object.entries(solver.templates).map(([k, v]) => [k, hashValue(v)])),
+  };
+}
+
+function checkSame(storePath: string, what: string, stored: unknown, current: unknown): void {
+  if (hashValue(stored) !== hashValue(current)) {
+    throw new ConfigError(
+      `cannot resume ${storePath}: "${what}" differs from the stored run (${JSON.stringify(stored)} vs ${
+        JSON.stringify(current)
+      })`,
+    );
+  }
+}
+
 /** Runs one evaluation as configured and writes its outputs. Throws ConfigError/InputError on bad settings. */
 export async function runEval(config: EvalConfig): Promise<EvalResult> {
   const task = await getTask(config.benchmark, { humanEval: config.humanEval });
@@ -173,7 +215,12 @@ export async function runEval(config: EvalConfig): Promise<EvalResult> {
   if (!Number.isInteger(judgeRuns) || judgeRuns < 1) {
     throw new ConfigError(`--judge-runs must be an integer ≥ 1, got ${judgeRuns}`);
   }
-  const condition = config.condition ?? "default";
+  const seed = String(config.perturbSeed ?? 0);
+  const conditions = [baselineCondition(config.condition ?? "default"), ...(config.ablations ?? []).map((a) => parseAblation(a, seed))];
+  if (new Set(conditions.map((c) => c.name)).size !== conditions.length) {
+    throw new ConfigError(`conditions repeat: ${conditions.map((c) => c.name).join(", ")}`);
+  }
+  const buckets = config.buckets ? parseBucketSpec(config.buckets) : undefined;
 
   await Deno.mkdir(config.out, { recursive: true });
   const storePath = `${config.out}/run.sqlite`;
@@ -184,7 +231,7 @@ export async function runEval(config: EvalConfig): Promise<EvalResult> {
   }
   const store = new RunStore(storePath);
   try {
-    const units = progressUnits(samples, task.scorers, judgeRuns);
+    const units = progressUnits(samples, task.scorers, judgeRuns) * conditions.length;
     const progress = new Progress(`${task.name} ${config.model}`, units, {
       enabled: config.progress ?? true,
     });
@@ -207,25 +254,26 @@ export async function runEval(config: EvalConfig): Promise<EvalResult> {
       ...(config.maxTokens !== undefined ? { maxTokens: config.maxTokens } : {}),
       ...(config.seed !== undefined ? { seed: config.seed } : {}),
     };
+    const embedder = config.embedModel
+      ? new StoreEmbedder({
+        model: config.embedModel,
+        baseURL: resolveBaseUrl(config.embedBaseUrl ?? config.baseUrl),
+        apiKey: Deno.env.get(config.apiKeyEnv ?? "OPENAI_API_KEY"),
+        timeoutMs: timeoutMs(config),
+        concurrency: config.concurrency,
+      }, store, retry)
+      : undefined;
     const identity = runIdentity(
       config,
       task,
-      { condition, generation, judgeRuns, judge: judge?.label ?? null },
+      { generation, judgeRuns, judge: judge?.label ?? null, embedder: embedder?.label ?? null },
       await hashFile(dataPath),
       samples.length,
     );
     const previous = store.manifest();
     if (previous) {
       const old = previous.identity as Record<string, unknown>;
-      for (const [key, value] of Object.entries(identity)) {
-        if (hashValue(old?.[key]) !== hashValue(value)) {
-          throw new ConfigError(
-            `cannot resume ${storePath}: "${key}" differs from the stored run (${
-              JSON.stringify(old?.[key])
-            } vs ${JSON.stringify(value)})`,
-          );
-        }
-      }
+      for (const [key, value] of Object.entries(identity)) checkSame(storePath, key, old?.[key], value);
       store.logEvent("resume", { at: new Date().toISOString() });
     } else {
       store.setManifest({
@@ -238,36 +286,80 @@ export async function runEval(config: EvalConfig): Promise<EvalResult> {
         created_at: new Date().toISOString(),
       });
     }
+    const stored = store.manifest() ?? {};
+    for (const condition of conditions) {
+      const key = `condition:${condition.name}`;
+      const current = conditionIdentity(condition, task);
+      if (key in stored) checkSame(storePath, key, stored[key], current);
+      else store.setManifest({ [key]: current });
+    }
     store.putSamples(samples);
+    for (const scorer of task.scorers) scorer.prepare?.(samples);
     const modelCaller = new Caller(provider, store, "model", retry, progress);
-    const outcome = await evaluate({
-      samples,
-      solver: task.solver,
-      scorers: task.scorers,
-      model: modelCaller,
-      generation,
-      judge,
-      judgeRuns,
-      condition,
-      store,
-      progress,
-    });
+    let failures = 0;
+    const results: ConditionResult[] = [];
+    for (const condition of conditions) {
+      const applied = applyCondition(condition, samples);
+      if (applied.achievedRate !== null) {
+        store.logEvent("perturbation", {
+          condition: condition.name,
+          requested_rate: condition.perturb?.rate,
+          achieved_rate: applied.achievedRate,
+          not_applicable: applied.notApplicable,
+        });
+      }
+      const outcome = await evaluate({
+        samples: applied.samples,
+        solver: conditionSolver(condition, task),
+        scorers: task.scorers,
+        model: modelCaller,
+        generation,
+        judge,
+        judgeRuns,
+        embedder,
+        condition: condition.name,
+        store,
+        progress,
+      });
+      failures += outcome.answerErrors + outcome.scoreFailures;
+      const labels: RunLabels = {
+        benchmark: task.name,
+        model: provider.offline ? provider.model : provider.label,
+        judge: judge?.label ?? null,
+        condition: condition.name,
+        offline: provider.offline || (judge?.offline ?? false),
+        judgeRuns,
+      };
+      const view = readRunView(store, condition.name);
+      const summary = task.aggregate(view, labels);
+      if (applied.achievedRate !== null) {
+        summary.notes.push(
+          condition.perturb!.kind === "nota"
+            ? `perturbation ${condition.name}: correct option replaced by "none of the above" in ${
+              samples.length - applied.notApplicable
+            } of ${samples.length} items (single-answer choice items only)`
+            : `perturbation ${condition.name}: ${(applied.achievedRate * 100).toFixed(2)}% of non-whitespace input characters changed (requested ${
+              (condition.perturb!.rate * 100).toFixed(1)
+            }%), seed ${seed}`,
+        );
+      }
+      results.push({ condition, summary, rows: task.rows(view, labels), samples: applied.samples });
+    }
     progress.finish();
-    const labels: RunLabels = {
-      benchmark: task.name,
-      model: provider.offline ? provider.model : provider.label,
-      judge: judge?.label ?? null,
-      condition,
-      offline: provider.offline || (judge?.offline ?? false),
-      judgeRuns,
-    };
-    const summary = task.aggregate(readRunView(store, condition), labels);
-    await writeRunOutputs(config.out, task, store, summary, condition, config.renderFigures ?? true);
+    await writeRunOutputs({
+      out: config.out,
+      task,
+      store,
+      results,
+      buckets,
+      render: config.renderFigures ?? true,
+    });
     const judgeCaller = judge instanceof LlmJudge ? judge.caller : undefined;
     return {
-      summary,
+      summary: results[0].summary,
+      conditions: results.map((r) => r.summary),
       out: config.out,
-      failures: outcome.answerErrors + outcome.scoreFailures,
+      failures,
       calls: {
         model: modelCaller.stats,
         ...(judgeCaller ? { judge: judgeCaller.stats } : {}),

@@ -1,20 +1,47 @@
 /**
- * Writes what a run produced, all derived from the run store: `summary.json`, `samples.jsonl`,
- * `tables/*.{md,csv,tex}`, `figures/*.{html,svg,png,pdf}` and `log/*.jsonl`.
+ * Writes what a run produced, all derived from the run store: per condition `summary.json` and `samples.jsonl`
+ * (the baseline at the top of the output directory, ablations under `conditions/<name>/`), `summaries.json`
+ * (all conditions), `tables/*.{md,csv,tex}` (the baseline's tables, conditions side by side, paired
+ * baseline-vs-ablation tables, length buckets), `figures/*.{html,svg,png,pdf}` and `log/*.jsonl`.
  * @module
  */
+import type { Condition } from "../ablations/condition.ts";
+import {
+  type BucketSeries,
+  bucketFigure,
+  type BucketSpec,
+  bucketTable,
+  type LengthMeasure,
+  lengthBuckets,
+} from "../analysis/buckets.ts";
+import { safeName } from "../core/fs.ts";
+import type { Sample } from "../core/sample.ts";
 import type { Task } from "../core/task.ts";
-import { exportFigures } from "../report/figures.ts";
-import { runFigures, runTables } from "../report/run_report.ts";
-import { type Summary, SummarySchema } from "../report/summary.ts";
-import { writeTable } from "../report/tables.ts";
+import { pairedTable } from "../report/ablation_report.ts";
+import { exportFigures, type FigureSpec } from "../report/figures.ts";
+import { groupBarFigure, runFigures, runTables } from "../report/run_report.ts";
+import { type SampleRow, type Summary, SummarySchema } from "../report/summary.ts";
+import { type Table, writeTable } from "../report/tables.ts";
 import { exportStore, toJsonl } from "../store/export.ts";
 import type { RunStore } from "../store/run_store.ts";
 
-/** Returns one JSON row per sample: its fields, answer (or error) and scores by scorer and run. */
-export function sampleRows(store: RunStore, condition: string): Record<string, unknown>[] {
+/** What one condition of a run produced. */
+export interface ConditionResult {
+  /** The condition. */
+  condition: Condition;
+  /** Its summary. */
+  summary: Summary;
+  /** Its per-sample metric values. */
+  rows: SampleRow[];
+  /** The samples as the model saw them under this condition. */
+  samples: Sample[];
+}
+
+/** Returns one JSON row per sample: its fields, input as asked, answer (or error) and scores. */
+export function sampleRows(store: RunStore, condition: string, asked?: readonly Sample[]): Record<string, unknown>[] {
   const outputs = new Map(store.outputs(condition).map((o) => [o.sampleId, o]));
   const scores = Map.groupBy(store.scores(condition), (s) => s.sampleId);
+  const inputs = new Map(asked?.map((s) => [s.id, s.input]));
   return store.samples().map((sample) => {
     const output = outputs.get(sample.id);
     const own = scores.get(sample.id) ?? [];
@@ -22,7 +49,7 @@ export function sampleRows(store: RunStore, condition: string): Record<string, u
       id: sample.id,
       condition,
       ...sample.fields,
-      input: sample.input,
+      input: inputs.get(sample.id) ?? sample.input,
       answer: output?.text ?? null,
       answer_error: output?.error ?? (output ? null : "not run"),
       scores: own.map((s) => ({
@@ -31,27 +58,109 @@ export function sampleRows(store: RunStore, condition: string): Record<string, u
         value: s.value,
         valid: s.valid,
         reason: s.reason,
+        ...(s.detail !== null && s.detail !== undefined ? { detail: s.detail } : {}),
       })),
     };
   });
 }
 
-/** Writes every output of a run into `out`; figures as HTML always, and as SVG/PNG/PDF when `render`. */
-export async function writeRunOutputs(
-  out: string,
+/** Everything {@linkcode writeRunOutputs} needs. */
+export interface RunOutputs {
+  /** Output directory. */
+  out: string;
+  /** The task. */
+  task: Task;
+  /** The run store. */
+  store: RunStore;
+  /** One result per condition, baseline first. */
+  results: readonly ConditionResult[];
+  /** Length-bucket analysis, if requested. */
+  buckets?: BucketSpec;
+  /** Render SVG/PNG/PDF (HTML is always written). */
+  render: boolean;
+}
+
+async function writeSummary(dir: string, store: RunStore, result: ConditionResult): Promise<void> {
+  SummarySchema.parse(result.summary);
+  await Deno.mkdir(dir, { recursive: true });
+  await Deno.writeTextFile(`${dir}/summary.json`, JSON.stringify(result.summary, null, 2) + "\n");
+  await Deno.writeTextFile(`${dir}/samples.jsonl`, toJsonl(sampleRows(store, result.condition.name, result.samples)));
+}
+
+/** Returns the tables and figures that compare conditions and length buckets. */
+export function comparisonOutputs(
   task: Task,
-  store: RunStore,
-  summary: Summary,
-  condition: string,
-  render: boolean,
-): Promise<void> {
-  SummarySchema.parse(summary);
-  await Deno.writeTextFile(`${out}/summary.json`, JSON.stringify(summary, null, 2) + "\n");
-  await Deno.writeTextFile(`${out}/samples.jsonl`, toJsonl(sampleRows(store, condition)));
-  for (const [name, table] of Object.entries(runTables(summary, task.report))) {
-    await writeTable(`${out}/tables`, name, table);
+  results: readonly ConditionResult[],
+  buckets?: BucketSpec,
+): { tables: Record<string, Table>; figures: Record<string, FigureSpec> } {
+  const tables: Record<string, Table> = {};
+  const figures: Record<string, FigureSpec> = {};
+  const metric = task.report.metrics[0];
+  const field = task.groupFields[0];
+  const [base, ...others] = results;
+  if (others.length) {
+    for (const [name, table] of Object.entries(task.report.tables?.(results.map((r) => r.summary)) ?? {})) {
+      tables[`${name}_conditions`] = table;
+    }
   }
-  const figures = runFigures([summary], task.report);
-  await exportFigures(`${out}/figures`, figures, render);
+  for (const other of others) {
+    const id = `ablation_${safeName(other.condition.name)}`;
+    tables[id] = pairedTable(base.rows, other.rows, {
+      metric: metric.name,
+      percent: metric.percent,
+      field,
+      baseline: base.condition.name,
+      condition: other.condition.name,
+      model: base.summary.model,
+    });
+    figures[id] = groupBarFigure([base.summary, other.summary], field, metric);
+  }
+  if (buckets) {
+    for (const measure of ["chars", "tokens"] as LengthMeasure[]) {
+      const bucketOf = lengthBuckets(base.samples, buckets.k, measure, field);
+      const series: BucketSeries[] = results.map((r) => ({
+        label: r.condition.name === "default" ? r.summary.model : `${r.summary.model} · ${r.condition.name}`,
+        rows: r.rows,
+      }));
+      for (const [i, s] of series.entries()) {
+        tables[`length_${measure}_${safeName(results[i].condition.name)}`] = bucketTable(s, bucketOf, {
+          k: buckets.k,
+          metric: metric.name,
+          percent: metric.percent,
+          within: field,
+          measure,
+        });
+      }
+      figures[`length_${measure}`] = bucketFigure(series, bucketOf, {
+        k: buckets.k,
+        metric: metric.name,
+        percent: metric.percent,
+        measure,
+        title: `${task.title}: ${metric.label} by input length (${measure})`,
+      });
+    }
+  }
+  return { tables, figures };
+}
+
+/** Writes every output of a run into `out`. */
+export async function writeRunOutputs(outputs: RunOutputs): Promise<void> {
+  const { out, task, store, results, render } = outputs;
+  const base = results[0];
+  await writeSummary(out, store, base);
+  for (const other of results.slice(1)) {
+    await writeSummary(`${out}/conditions/${safeName(other.condition.name)}`, store, other);
+    for (const [name, table] of Object.entries(runTables(other.summary, task.report))) {
+      await writeTable(`${out}/conditions/${safeName(other.condition.name)}/tables`, name, table);
+    }
+  }
+  await Deno.writeTextFile(
+    `${out}/summaries.json`,
+    JSON.stringify(results.map((r) => r.summary), null, 2) + "\n",
+  );
+  const comparison = comparisonOutputs(task, results, outputs.buckets);
+  const tables = { ...runTables(base.summary, task.report), ...comparison.tables };
+  for (const [name, table] of Object.entries(tables)) await writeTable(`${out}/tables`, name, table);
+  await exportFigures(`${out}/figures`, { ...runFigures([base.summary], task.report), ...comparison.figures }, render);
   await exportStore(store, `${out}/log`);
 }

@@ -1,0 +1,69 @@
+/**
+ * Experimental conditions: the baseline and the ablations `eval` can run beside it in the same run store
+ * (`--ablation cot`, `--ablation perturb:homophone@0.12`). A condition changes the prompt pipeline (CoT) or the
+ * samples (perturbations); outputs and scores are stored under its name, so tables can set conditions side by
+ * side and pair them sample by sample.
+ * @module
+ */
+import { ConfigError } from "../core/errors.ts";
+import type { Sample } from "../core/sample.ts";
+import type { Solver, Task } from "../core/task.ts";
+import { cotSolver } from "../solvers/cot.ts";
+import { parsePerturbSpec, type PerturbSpec, perturbSample } from "./perturb.ts";
+
+/** One condition of a run. */
+export interface Condition {
+  /** Name under which outputs and scores are stored: `default`, `cot`, `perturb:homophone@0.12`. */
+  name: string;
+  /** `baseline`, `cot` or `perturb`. */
+  kind: "baseline" | "cot" | "perturb";
+  /** The perturbation, for `perturb`. */
+  perturb?: PerturbSpec;
+}
+
+/** The baseline condition (vanilla prompts, clean samples). */
+export function baselineCondition(name = "default"): Condition {
+  return { name, kind: "baseline" };
+}
+
+/** Parses an `--ablation` value (`cot`, `perturb:KIND[@RATE]`); `seed` fixes perturbations. */
+export function parseAblation(text: string, seed = "0"): Condition {
+  if (text === "cot") return { name: "cot", kind: "cot" };
+  if (text.startsWith("perturb:")) {
+    const spec = parsePerturbSpec(text.slice("perturb:".length), seed);
+    const name = spec.kind === "nota" ? "perturb:nota" : `perturb:${spec.kind}@${spec.rate}`;
+    return { name, kind: "perturb", perturb: spec };
+  }
+  throw new ConfigError(
+    `unknown ablation "${text}"; known: cot, perturb:{shape,homophone,traditional,symbol,mixed}@RATE, perturb:nota`,
+  );
+}
+
+/** Returns the solver a condition uses with `task`. */
+export function conditionSolver(condition: Condition, task: Task): Solver {
+  return condition.kind === "cot" ? task.cotSolver ?? cotSolver(task.solver) : task.solver;
+}
+
+/** What applying a condition did to the samples. */
+export interface AppliedCondition {
+  /** The samples as the model sees them (same ids). */
+  samples: Sample[];
+  /** Perturbations only: characters changed / non-whitespace characters, over all samples. */
+  achievedRate: number | null;
+  /** Perturbations only: samples the perturbation could not apply to (they are asked unchanged). */
+  notApplicable: number;
+}
+
+/** Returns the samples under `condition` (perturbed copies for `perturb`, the same samples otherwise). */
+export function applyCondition(condition: Condition, samples: readonly Sample[]): AppliedCondition {
+  if (condition.kind !== "perturb") return { samples: [...samples], achievedRate: null, notApplicable: 0 };
+  let changed = 0, countable = 0, notApplicable = 0;
+  const out = samples.map((sample) => {
+    const result = perturbSample(sample, condition.perturb!);
+    changed += result.changed;
+    countable += result.countable;
+    if (!result.applied) notApplicable++;
+    return result.sample;
+  });
+  return { samples: out, achievedRate: countable ? changed / countable : 0, notApplicable };
+}

@@ -1,0 +1,150 @@
+/**
+ * Input-length buckets (the paper's Figure 6): each sample is placed in one of k equal-count buckets by the
+ * length of its input, within its group (e.g. within each scenario, shortest = 1), measured in characters or in
+ * tokens (js-tiktoken, cl100k_base). Metrics per bucket come with n and a 95% CI.
+ * @module
+ */
+import { Tiktoken } from "js-tiktoken/lite";
+import cl100k from "js-tiktoken/ranks/cl100k_base";
+import { ConfigError } from "../core/errors.ts";
+import type { Sample } from "../core/sample.ts";
+import type { FigureSpec } from "../report/figures.ts";
+import { PALETTE, paperLayout } from "../report/figures.ts";
+import type { SampleRow } from "../report/summary.ts";
+import { formatEstimate, type Table } from "../report/tables.ts";
+import { bootstrapMean, type Estimate } from "../stats/bootstrap.ts";
+
+/** How length is measured. */
+export type LengthMeasure = "chars" | "tokens";
+
+/** A `--buckets length:K` request. */
+export interface BucketSpec {
+  /** Number of equal-count buckets (10 = deciles). */
+  k: number;
+}
+
+/** Parses `length:10`. Throws {@linkcode ConfigError}. */
+export function parseBucketSpec(text: string): BucketSpec {
+  const m = text.match(/^length:(\d+)$/);
+  const k = m ? Number(m[1]) : NaN;
+  if (!m || k < 2 || k > 100) throw new ConfigError(`--buckets expects length:K with 2 <= K <= 100, got "${text}"`);
+  return { k };
+}
+
+let encoder: Tiktoken | undefined;
+
+/** Returns the length of `text` in characters (code points) or cl100k_base tokens. */
+export function textLength(text: string, measure: LengthMeasure): number {
+  if (measure === "chars") return [...text].length;
+  encoder ??= new Tiktoken(cl100k);
+  return encoder.encode(text).length;
+}
+
+/**
+ * Returns each sample's bucket (1..k) by input length within its `within` group: samples sorted by length
+ * (ties by id) and cut into k runs of equal size (sizes differ by at most one).
+ */
+export function lengthBuckets(
+  samples: readonly Sample[],
+  k: number,
+  measure: LengthMeasure,
+  within?: string,
+): Map<string, number> {
+  const groups = Map.groupBy(samples, (s) => (within ? String(s.fields[within] ?? "") : ""));
+  const out = new Map<string, number>();
+  for (const members of groups.values()) {
+    const sorted = members
+      .map((s) => ({ id: s.id, length: textLength(s.input, measure) }))
+      .sort((a, b) => a.length - b.length || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    sorted.forEach((s, i) => out.set(s.id, Math.floor((i * k) / sorted.length) + 1));
+  }
+  return out;
+}
+
+/** One series of a bucket analysis: a condition's (or model's) per-sample rows. */
+export interface BucketSeries {
+  /** Legend label. */
+  label: string;
+  /** Per-sample metric values. */
+  rows: readonly SampleRow[];
+}
+
+function estimate(rows: readonly SampleRow[], metric: string, seed: string): Estimate {
+  const values = rows.map((r) => r.values[metric]).filter((v): v is number => v !== null && v !== undefined);
+  return bootstrapMean(values, { seed });
+}
+
+/** Returns the metric per bucket of each group of `within` and pooled over all samples, for one series. */
+export function bucketTable(
+  series: BucketSeries,
+  buckets: ReadonlyMap<string, number>,
+  options: { k: number; metric: string; percent: boolean; within?: string; measure: LengthMeasure },
+): Table {
+  const { k, metric, within } = options;
+  const groups = within ? [...new Set(series.rows.map((r) => String(r.fields[within] ?? "")))] : [];
+  const cell = (rows: readonly SampleRow[], b: number, key: string) => {
+    const members = rows.filter((r) => buckets.get(r.id) === b);
+    const est = estimate(members, metric, `${series.label}:${key}:${b}`);
+    return est.n ? `${formatEstimate(est, options.percent, 1)} n=${est.n}` : "–";
+  };
+  const range = Array.from({ length: k }, (_, i) => i + 1);
+  return {
+    title: `${series.label}: ${metric} by input-length bucket (${options.measure}, ${k} buckets${
+      within ? ` within each ${within}` : ""
+    }; 1 = shortest)`,
+    columns: [within ?? "group", ...range.map((b) => `${b}`)],
+    rows: [
+      ...groups.map((g) => [g, ...range.map((b) => cell(series.rows.filter((r) => String(r.fields[within!]) === g), b, g))]),
+      ["all (pooled)", ...range.map((b) => cell(series.rows, b, "all"))],
+    ],
+    notes: [
+      `buckets are equal-count cuts of the samples sorted by input length in ${options.measure}${
+        options.measure === "tokens" ? " (js-tiktoken cl100k_base)" : ""
+      }${within ? `, made separately within each ${within}` : ""}`,
+      "values with percentile-bootstrap 95% CI and n",
+    ],
+  };
+}
+
+/** Returns the line chart of the pooled metric per bucket, one line per series, with 95% CI error bars. */
+export function bucketFigure(
+  series: readonly BucketSeries[],
+  buckets: ReadonlyMap<string, number>,
+  options: { k: number; metric: string; percent: boolean; measure: LengthMeasure; title: string },
+): FigureSpec {
+  const scale = options.percent ? 100 : 1;
+  const range = Array.from({ length: options.k }, (_, i) => i + 1);
+  const data = series.map((s, i) => {
+    const est = range.map((b) =>
+      estimate(s.rows.filter((r) => buckets.get(r.id) === b), options.metric, `${s.label}:all:${b}`)
+    );
+    return {
+      type: "scatter",
+      mode: "lines+markers",
+      name: s.label,
+      x: range,
+      y: est.map((e) => (e.value === null ? null : e.value * scale)),
+      error_y: {
+        type: "data",
+        symmetric: false,
+        array: est.map((e) => (e.ci95 && e.value !== null ? (e.ci95[1] - e.value) * scale : null)),
+        arrayminus: est.map((e) => (e.ci95 && e.value !== null ? (e.value - e.ci95[0]) * scale : null)),
+        thickness: 1.2,
+        width: 3,
+      },
+      line: { color: PALETTE[i % PALETTE.length] },
+      marker: { color: PALETTE[i % PALETTE.length] },
+    };
+  });
+  return {
+    data,
+    layout: paperLayout({
+      title: { text: options.title, font: { size: 16 } },
+      xaxis: { title: { text: `input-length bucket (${options.measure}; 1 = shortest)` }, dtick: 1 },
+      yaxis: { title: { text: `${options.metric}${options.percent ? " (%)" : ""}, 95% CI` }, gridcolor: "#e5e5e5" },
+      legend: { orientation: "h", y: -0.25 },
+    }),
+    width: 760,
+    height: 460,
+  };
+}
