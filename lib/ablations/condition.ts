@@ -9,7 +9,7 @@ import { ConfigError } from "../core/errors.ts";
 import type { Sample } from "../core/sample.ts";
 import type { Solver, Task } from "../core/task.ts";
 import { cotSolver } from "../solvers/cot.ts";
-import { parsePerturbSpec, type PerturbSpec, perturbSample } from "./perturb.ts";
+import { parsePerturbSpec, perturbSample, type PerturbSpec } from "./perturb.ts";
 
 /** One condition of a run. */
 export interface Condition {

@@ -46,7 +46,9 @@ export function parsePerturbSpec(text: string, seed = "0"): PerturbSpec {
   const [kind, rateText] = text.split("@");
   const kinds: readonly string[] = [...CHAR_KINDS, "mixed", "nota"];
   if (!kinds.includes(kind)) {
-    throw new ConfigError(`unknown perturbation "${kind}"; known: ${kinds.join(", ")} (e.g. perturb:homophone@0.12)`);
+    throw new ConfigError(
+      `unknown perturbation "${kind}"; known: ${kinds.join(", ")} (e.g. perturb:homophone@0.12)`,
+    );
   }
   const rate = rateText === undefined ? DEFAULT_RATE : Number(rateText);
   if (!Number.isFinite(rate) || rate <= 0 || rate > 1) {

@@ -27,7 +27,9 @@ export interface BucketSpec {
 export function parseBucketSpec(text: string): BucketSpec {
   const m = text.match(/^length:(\d+)$/);
   const k = m ? Number(m[1]) : NaN;
-  if (!m || k < 2 || k > 100) throw new ConfigError(`--buckets expects length:K with 2 <= K <= 100, got "${text}"`);
+  if (!m || k < 2 || k > 100) {
+    throw new ConfigError(`--buckets expects length:K with 2 <= K <= 100, got "${text}"`);
+  }
   return { k };
 }
 
@@ -94,7 +96,9 @@ export function bucketTable(
     }; 1 = shortest)`,
     columns: [within ?? "group", ...range.map((b) => `${b}`)],
     rows: [
-      ...groups.map((g) => [g, ...range.map((b) => cell(series.rows.filter((r) => String(r.fields[within!]) === g), b, g))]),
+      ...groups.map((
+        g,
+      ) => [g, ...range.map((b) => cell(series.rows.filter((r) => String(r.fields[within!]) === g), b, g))]),
       ["all (pooled)", ...range.map((b) => cell(series.rows, b, "all"))],
     ],
     notes: [
@@ -141,7 +145,10 @@ export function bucketFigure(
     layout: paperLayout({
       title: { text: options.title, font: { size: 16 } },
       xaxis: { title: { text: `input-length bucket (${options.measure}; 1 = shortest)` }, dtick: 1 },
-      yaxis: { title: { text: `${options.metric}${options.percent ? " (%)" : ""}, 95% CI` }, gridcolor: "#e5e5e5" },
+      yaxis: {
+        title: { text: `${options.metric}${options.percent ? " (%)" : ""}, 95% CI` },
+        gridcolor: "#e5e5e5",
+      },
       legend: { orientation: "h", y: -0.25 },
     }),
     width: 760,

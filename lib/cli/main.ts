@@ -114,7 +114,9 @@ async function evalCommand(args: string[]): Promise<number> {
   });
   for (const s of result.conditions) {
     console.log(
-      `${s.benchmark} | ${s.model} | ${s.condition} | judge ${s.judge ?? "none"}${s.offline ? " | OFFLINE" : ""}`,
+      `${s.benchmark} | ${s.model} | ${s.condition} | judge ${s.judge ?? "none"}${
+        s.offline ? " | OFFLINE" : ""
+      }`,
     );
     for (const [name, est] of Object.entries(s.metrics)) {
       console.log(`  ${name}: ${formatEstimate(est, false, 4)} (n=${est.n}, 95% CI)`);

@@ -15,25 +15,13 @@ export interface RougeScore {
   f1: number;
 }
 
-const TOKEN = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]|[\p{L}\p{N}\p{M}]+/gu;
-const CJK = /^[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]$/u;
+const CJK_CLASS = String.raw`[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]`;
+/** One CJK character, or a run of other letters, digits and marks. */
+const TOKEN = new RegExp(String.raw`${CJK_CLASS}|(?:(?!${CJK_CLASS})[\p{L}\p{N}\p{M}])+`, "gu");
 
 /** Returns the ROUGE-1 tokens of `text`: CJK characters one by one, other words whole (lower-cased). */
 export function rougeTokens(text: string): string[] {
-  const out: string[] = [];
-  for (const match of text.normalize("NFKC").toLowerCase().matchAll(TOKEN)) {
-    const token = match[0];
-    if (
-      token.length > 1 &&
-      /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/u.test(token)
-    ) {
-      // A word run that contains CJK characters (e.g. mixed with marks) still counts per character.
-      for (const ch of token) if (CJK.test(ch)) out.push(ch);
-      continue;
-    }
-    out.push(token);
-  }
-  return out;
+  return [...text.normalize("NFKC").toLowerCase().matchAll(TOKEN)].map((m) => m[0]);
 }
 
 function counts(tokens: readonly string[]): Map<string, number> {

@@ -4,7 +4,13 @@
  * results, tables, figures and the JSONL export into the output directory.
  * @module
  */
-import { applyCondition, baselineCondition, type Condition, conditionSolver, parseAblation } from "../ablations/condition.ts";
+import {
+  applyCondition,
+  baselineCondition,
+  type Condition,
+  conditionSolver,
+  parseAblation,
+} from "../ablations/condition.ts";
 import { parseBucketSpec } from "../analysis/buckets.ts";
 import { getTask } from "../benchmarks/registry.ts";
 import { ConfigError } from "../core/errors.ts";
@@ -122,7 +128,11 @@ export function limitSamples(samples: readonly Sample[], limit?: number): Sample
 
 function resolveBaseUrl(baseUrl: string | undefined): string {
   const url = baseUrl ?? Deno.env.get("OPENAI_BASE_URL");
-  if (!url) throw new ConfigError("--embed-model needs a base URL: pass --embed-base-url / --base-url or set OPENAI_BASE_URL");
+  if (!url) {
+    throw new ConfigError(
+      "--embed-model needs a base URL: pass --embed-base-url / --base-url or set OPENAI_BASE_URL",
+    );
+  }
   return url;
 }
 
@@ -165,7 +175,12 @@ function resolveJudge(
 function runIdentity(
   config: EvalConfig,
   task: Task,
-  resolved: { generation: GenerationParams; judgeRuns: number; judge: string | null; embedder: string | null },
+  resolved: {
+    generation: GenerationParams;
+    judgeRuns: number;
+    judge: string | null;
+    embedder: string | null;
+  },
   dataHash: string,
   n: number,
 ) {
@@ -216,7 +231,10 @@ export async function runEval(config: EvalConfig): Promise<EvalResult> {
     throw new ConfigError(`--judge-runs must be an integer ≥ 1, got ${judgeRuns}`);
   }
   const seed = String(config.perturbSeed ?? 0);
-  const conditions = [baselineCondition(config.condition ?? "default"), ...(config.ablations ?? []).map((a) => parseAblation(a, seed))];
+  const conditions = [
+    baselineCondition(config.condition ?? "default"),
+    ...(config.ablations ?? []).map((a) => parseAblation(a, seed)),
+  ];
   if (new Set(conditions.map((c) => c.name)).size !== conditions.length) {
     throw new ConfigError(`conditions repeat: ${conditions.map((c) => c.name).join(", ")}`);
   }
@@ -255,13 +273,17 @@ export async function runEval(config: EvalConfig): Promise<EvalResult> {
       ...(config.seed !== undefined ? { seed: config.seed } : {}),
     };
     const embedder = config.embedModel
-      ? new StoreEmbedder({
-        model: config.embedModel,
-        baseURL: resolveBaseUrl(config.embedBaseUrl ?? config.baseUrl),
-        apiKey: Deno.env.get(config.apiKeyEnv ?? "OPENAI_API_KEY"),
-        timeoutMs: timeoutMs(config),
-        concurrency: config.concurrency,
-      }, store, retry)
+      ? new StoreEmbedder(
+        {
+          model: config.embedModel,
+          baseURL: resolveBaseUrl(config.embedBaseUrl ?? config.baseUrl),
+          apiKey: Deno.env.get(config.apiKeyEnv ?? "OPENAI_API_KEY"),
+          timeoutMs: timeoutMs(config),
+          concurrency: config.concurrency,
+        },
+        store,
+        retry,
+      )
       : undefined;
     const identity = runIdentity(
       config,
@@ -338,7 +360,9 @@ export async function runEval(config: EvalConfig): Promise<EvalResult> {
             ? `perturbation ${condition.name}: correct option replaced by "none of the above" in ${
               samples.length - applied.notApplicable
             } of ${samples.length} items (single-answer choice items only)`
-            : `perturbation ${condition.name}: ${(applied.achievedRate * 100).toFixed(2)}% of non-whitespace input characters changed (requested ${
+            : `perturbation ${condition.name}: ${
+              (applied.achievedRate * 100).toFixed(2)
+            }% of non-whitespace input characters changed (requested ${
               (condition.perturb!.rate * 100).toFixed(1)
             }%), seed ${seed}`,
         );

@@ -7,12 +7,12 @@
  */
 import type { Condition } from "../ablations/condition.ts";
 import {
-  type BucketSeries,
   bucketFigure,
+  type BucketSeries,
   type BucketSpec,
   bucketTable,
-  type LengthMeasure,
   lengthBuckets,
+  type LengthMeasure,
 } from "../analysis/buckets.ts";
 import { safeName } from "../core/fs.ts";
 import type { Sample } from "../core/sample.ts";
@@ -38,7 +38,11 @@ export interface ConditionResult {
 }
 
 /** Returns one JSON row per sample: its fields, input as asked, answer (or error) and scores. */
-export function sampleRows(store: RunStore, condition: string, asked?: readonly Sample[]): Record<string, unknown>[] {
+export function sampleRows(
+  store: RunStore,
+  condition: string,
+  asked?: readonly Sample[],
+): Record<string, unknown>[] {
   const outputs = new Map(store.outputs(condition).map((o) => [o.sampleId, o]));
   const scores = Map.groupBy(store.scores(condition), (s) => s.sampleId);
   const inputs = new Map(asked?.map((s) => [s.id, s.input]));
@@ -84,7 +88,10 @@ async function writeSummary(dir: string, store: RunStore, result: ConditionResul
   SummarySchema.parse(result.summary);
   await Deno.mkdir(dir, { recursive: true });
   await Deno.writeTextFile(`${dir}/summary.json`, JSON.stringify(result.summary, null, 2) + "\n");
-  await Deno.writeTextFile(`${dir}/samples.jsonl`, toJsonl(sampleRows(store, result.condition.name, result.samples)));
+  await Deno.writeTextFile(
+    `${dir}/samples.jsonl`,
+    toJsonl(sampleRows(store, result.condition.name, result.samples)),
+  );
 }
 
 /** Returns the tables and figures that compare conditions and length buckets. */
@@ -161,6 +168,10 @@ export async function writeRunOutputs(outputs: RunOutputs): Promise<void> {
   const comparison = comparisonOutputs(task, results, outputs.buckets);
   const tables = { ...runTables(base.summary, task.report), ...comparison.tables };
   for (const [name, table] of Object.entries(tables)) await writeTable(`${out}/tables`, name, table);
-  await exportFigures(`${out}/figures`, { ...runFigures([base.summary], task.report), ...comparison.figures }, render);
+  await exportFigures(
+    `${out}/figures`,
+    { ...runFigures([base.summary], task.report), ...comparison.figures },
+    render,
+  );
   await exportStore(store, `${out}/log`);
 }

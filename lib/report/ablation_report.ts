@@ -6,7 +6,7 @@
  */
 import type { SampleRow } from "./summary.ts";
 import { formatEstimate, type Table } from "./tables.ts";
-import { pairedDifference, type PairedComparison } from "../stats/compare.ts";
+import { type PairedComparison, pairedDifference } from "../stats/compare.ts";
 
 /** Options of {@linkcode pairedTable}. */
 export interface PairedTableOptions {
@@ -24,7 +24,11 @@ export interface PairedTableOptions {
   model: string;
 }
 
-function pairs(base: readonly SampleRow[], other: readonly SampleRow[], metric: string): [number[], number[]] {
+function pairs(
+  base: readonly SampleRow[],
+  other: readonly SampleRow[],
+  metric: string,
+): [number[], number[]] {
   const otherById = new Map(other.map((r) => [r.id, r.values[metric]]));
   const a: number[] = [], b: number[] = [];
   for (const row of base) {
@@ -49,7 +53,11 @@ export function comparePaired(
 }
 
 /** Returns the per-group and overall paired comparison table of a condition against the baseline. */
-export function pairedTable(base: readonly SampleRow[], other: readonly SampleRow[], options: PairedTableOptions): Table {
+export function pairedTable(
+  base: readonly SampleRow[],
+  other: readonly SampleRow[],
+  options: PairedTableOptions,
+): Table {
   const k = options.percent ? 100 : 1;
   const fmt = (v: number | null) => (v === null ? "–" : (v * k).toFixed(1));
   const keys = [...new Set(base.map((r) => r.fields[options.field]).filter((v) => v !== null).map(String))];

@@ -60,7 +60,9 @@ export function groupBarFigure(
     const est = keys.map((key) => s.groups[field]?.[key]?.[metric.name]);
     return {
       type: "bar",
-      name: `${s.model}${s.condition === "default" ? "" : ` · ${s.condition}`}${s.offline ? " [offline]" : ""}`,
+      name: `${s.model}${s.condition === "default" ? "" : ` · ${s.condition}`}${
+        s.offline ? " [offline]" : ""
+      }`,
       x: keys,
       y: est.map((e) => (e?.value ?? null) === null ? null : e!.value! * k),
       error_y: {

@@ -1,0 +1,198 @@
+import { assert, assertAlmostEquals, assertEquals, assertThrows } from "@std/assert";
+import { perturbSample, perturbText } from "../lib/ablations/perturb.ts";
+import { parseAblation } from "../lib/ablations/condition.ts";
+import { loadClimedBench } from "../lib/benchmarks/climedbench/load.ts";
+import { ConfigError, InputError } from "../lib/core/errors.ts";
+import { choiceCorrect, extractChoice } from "../lib/metrics/choice.ts";
+import { rouge1, rougeTokens } from "../lib/metrics/rouge.ts";
+import { extractOrder, kendallTauB, orderTau, predictedRanks } from "../lib/metrics/sequence.ts";
+import { CharTfidf, cosine } from "../lib/metrics/similarity.ts";
+import { mcnemarExact, pairedDifference } from "../lib/stats/compare.ts";
+
+const CORPUS = new URL("./fixtures/climedbench/choice_replies.jsonl", import.meta.url).pathname;
+const SAMPLE = new URL("../data/climedbench/sample.jsonl", import.meta.url).pathname;
+
+interface CorpusReply {
+  reply: string;
+  expected: string | null;
+  labels?: string;
+  options?: Record<string, string>;
+}
+
+Deno.test("choice extractor: every reply of the written corpus (>= 100) gives the expected letters", async () => {
+  const lines = (await Deno.readTextFile(CORPUS)).trim().split("\n");
+  const corpus: CorpusReply[] = lines.map((l) => JSON.parse(l));
+  assert(corpus.length >= 100, `corpus has ${corpus.length} replies`);
+  const wrong: string[] = [];
+  let failures = 0;
+  for (const item of corpus) {
+    const got = extractChoice(item.reply, item.labels ? [...item.labels] : undefined, item.options ?? {});
+    if (got.letters === null) failures++;
+    const text = got.letters ? got.letters.join("") : null;
+    if (text !== item.expected) wrong.push(`${JSON.stringify(item.reply)} → ${text} (want ${item.expected})`);
+  }
+  assertEquals(wrong, []);
+  // Extraction-failure rate of the corpus: exactly the replies written to be unanswerable.
+  assertEquals(failures, corpus.filter((c) => c.expected === null).length);
+  console.log(
+    `choice corpus: ${corpus.length} replies, extraction failures ${failures} (${
+      (100 * failures / corpus.length).toFixed(1)
+    }%)`,
+  );
+});
+
+Deno.test("choice extractor: final answer wins over letters mentioned while reasoning; multi-answer scoring", () => {
+  assertEquals(extractChoice("A看似合理，但B更符合。最终答案：B").letters, ["B"]);
+  assertEquals(extractChoice("答案：Ｃ").letters, ["C"]);
+  assert(choiceCorrect(["A", "C", "D"], ["D", "A", "C"]));
+  assert(!choiceCorrect(["A", "C"], ["A", "C", "D"]));
+  assert(!choiceCorrect(null, ["A"]));
+});
+
+Deno.test("sequence parsing: cues, arrow chains, letter runs and numbered lists", () => {
+  const labels = ["A", "B", "C", "D"];
+  assertEquals(extractOrder("分析……正确顺序：B>A>D>C", labels).order, ["B", "A", "D", "C"]);
+  assertEquals(extractOrder("I think A → C → B → D is right", labels).order, ["A", "C", "B", "D"]);
+  assertEquals(extractOrder("答案是DCBA。", labels).order, ["D", "C", "B", "A"]);
+  assertEquals(extractOrder("A > C > B", labels).order, ["A", "C", "B"]);
+  const steps = { A: "行端端吻合", B: "切断直肠远端", C: "游离乙状结肠系膜", D: "结扎肠系膜下动脉" };
+  const listed = "1. D 结扎血管\n2. C 游离系膜\n3. B\n4. A";
+  assertEquals(extractOrder(listed, labels, steps).order, ["D", "C", "B", "A"]);
+  const byText = "1. 结扎肠系膜下动脉\n2. 游离乙状结肠系膜\n3. 切断直肠远端\n4. 行端端吻合";
+  assertEquals(extractOrder(byText, labels, steps).order, ["D", "C", "B", "A"]);
+  assertEquals(extractOrder("无法判断", labels).order, null);
+});
+
+Deno.test("Kendall tau-b: hand-checked cases with ties and the missing/duplicate/extra policy", () => {
+  assertEquals(orderTau(["A", "B", "C", "D"], ["A", "B", "C", "D"]), 1);
+  assertEquals(orderTau(["A", "B", "C", "D"], ["D", "C", "B", "A"]), -1);
+  // Reference A<B<C<D, prediction B, A (C and D missing → tied last, rank 3).
+  // Pairs: AB discordant; AC, AD, BC, BD concordant; CD tied in y. nc=4, nd=1, n0=6, n1=0, n2=1.
+  // tau-b = 3 / sqrt(6 * 5) = 0.547722...
+  assertEquals(predictedRanks(["A", "B", "C", "D"], ["B", "A"]), [2, 1, 3, 3]);
+  assertAlmostEquals(orderTau(["A", "B", "C", "D"], ["B", "A"]), 3 / Math.sqrt(30), 1e-12);
+  // Duplicates count at their first position; extra labels are ignored.
+  assertEquals(predictedRanks(["A", "B", "C"], ["C", "X", "A", "C", "B"]), [2, 3, 1]);
+  // Ties on both sides: x = [1,1,2,3], y = [1,2,2,3]. Pairs (12) tie x, (23) tie y; (13) c, (14) c, (24) c, (34) c.
+  // nc=4, nd=0, n1=1, n2=1 → 4 / sqrt(5 * 5) = 0.8.
+  assertAlmostEquals(kendallTauB([1, 1, 2, 3], [1, 2, 2, 3])!, 0.8, 1e-12);
+  assertEquals(orderTau(["A", "B", "C"], null), 0);
+  assertEquals(kendallTauB([1], [1]), null);
+});
+
+Deno.test("ROUGE-1: hand-computed Chinese, English and mixed cases", () => {
+  assertEquals(rougeTokens("慢性病；养老"), ["慢", "性", "病", "养", "老"]);
+  assertEquals(rougeTokens("Chronic disease, elderly-care 2011"), [
+    "chronic",
+    "disease",
+    "elderly",
+    "care",
+    "2011",
+  ]);
+  // Candidate 医养结合护理 (6 chars) vs reference 医养结合延续护理 (8 chars): overlap 6 → P=1, R=0.75, F1=6/7.
+  const zh = rouge1("医养结合护理", "医养结合延续护理");
+  assertAlmostEquals(zh.precision, 1, 1e-12);
+  assertAlmostEquals(zh.recall, 0.75, 1e-12);
+  assertAlmostEquals(zh.f1, 6 / 7, 1e-12);
+  // Clipping: candidate "the the the cat" vs "the cat sat": overlap min(3,1)+min(1,1)=2; P=2/4, R=2/3, F1=4/7.
+  const en = rouge1("the the the cat", "The cat sat.");
+  assertAlmostEquals(en.f1, 4 / 7, 1e-12);
+  // Mixed: "PCI术后" → pci, 术, 后 vs "PCI 后出血" → pci, 后, 出, 血: overlap 2, P=2/3, R=2/4 → F1 = 4/7.
+  assertAlmostEquals(rouge1("PCI术后", "PCI 后出血").f1, 4 / 7, 1e-12);
+  assertEquals(rouge1("", "参考").f1, 0);
+});
+
+Deno.test("similarity: cosine and the offline character TF-IDF fallback", () => {
+  assertAlmostEquals(cosine([1, 0], [1, 1]), 1 / Math.SQRT2, 1e-12);
+  const tfidf = new CharTfidf(2).fit(["羊水穿刺属于禁忌", "避免大剂量对乙酰氨基酚", "哮喘患者禁用普萘洛尔"]);
+  assertAlmostEquals(tfidf.similarity("哮喘患者禁用普萘洛尔", "哮喘患者禁用普萘洛尔"), 1, 1e-12);
+  const near = tfidf.similarity("哮喘患者禁用普萘洛尔", "普萘洛尔哮喘禁用");
+  const far = tfidf.similarity("哮喘患者禁用普萘洛尔", "避免大剂量对乙酰氨基酚");
+  assert(near > 0.5 && far < 0.1, `near ${near}, far ${far}`);
+});
+
+Deno.test("perturbations: rate within ±1% of the request, seeded, letters and digits untouched", async () => {
+  const samples = await loadClimedBench(SAMPLE);
+  for (const kind of ["shape", "homophone", "traditional", "symbol", "mixed"]) {
+    for (const rate of [0.05, 0.12, 0.2]) {
+      const condition = parseAblation(`perturb:${kind}@${rate}`);
+      let changed = 0, countable = 0;
+      for (const sample of samples) {
+        const result = perturbSample(sample, condition.perturb!);
+        changed += result.changed;
+        countable += result.countable;
+        // Every ASCII letter and digit (option labels, answer keys, doses) is where it was.
+        const ascii = (t: string) => t.match(/[A-Za-z0-9]/g)?.join("") ?? "";
+        assertEquals(
+          ascii(result.sample.input),
+          ascii(sample.input),
+          `${kind} touched ASCII in ${sample.id}`,
+        );
+        // Option lines keep their labels.
+        const labels = (t: string) => t.match(/^[A-Z]: /gm)?.join("") ?? "";
+        assertEquals(labels(result.sample.input), labels(sample.input));
+      }
+      const achieved = changed / countable;
+      if (kind === "shape" && rate === 0.2) continue; // the confusable table cannot reach 20% of this text
+      assert(Math.abs(achieved - rate) <= 0.01, `${kind}@${rate}: achieved ${achieved}`);
+    }
+  }
+  const spec = parseAblation("perturb:homophone@0.12").perturb!;
+  const text = "患者因胸痛3小时入院，心电图示ST段抬高。";
+  assertEquals(perturbText(text, spec, "x").text, perturbText(text, spec, "x").text);
+  assert(perturbText(text, spec, "x").text !== text);
+  assertThrows(() => parseAblation("perturb:typo@0.1"), ConfigError);
+  assertThrows(() => parseAblation("perturb:shape@2"), ConfigError);
+});
+
+Deno.test("none-of-the-above: the correct option's text is replaced, the key letter kept", async () => {
+  const samples = await loadClimedBench(SAMPLE);
+  const spec = parseAblation("perturb:nota").perturb!;
+  const item = samples.find((s) => s.id === "ID1-0001")!;
+  const result = perturbSample(item, spec);
+  assert(result.applied);
+  assert(result.sample.input.includes("B: 以上都不是"));
+  assert(!result.sample.input.includes("急性前壁心肌梗死"));
+  assertEquals(result.sample.reference, "B");
+  const sequencing = samples.find((s) => s.id === "SSO-0001")!;
+  assertEquals(perturbSample(sequencing, spec).applied, false);
+});
+
+Deno.test("paired statistics: McNemar exact p and paired bootstrap difference", () => {
+  // b = 5 (1→0), c = 0: p = 2 * 0.5^5 = 0.0625.
+  const m = mcnemarExact([1, 1, 1, 1, 1, 0], [0, 0, 0, 0, 0, 0]);
+  assertEquals([m.b, m.c], [5, 0]);
+  assertAlmostEquals(m.p, 0.0625, 1e-12);
+  const d = pairedDifference([0, 0, 1, 1], [1, 1, 1, 1]);
+  assertEquals(d.diff.value, 0.5);
+  assert(d.diff.ci95![0] >= 0 && d.diff.ci95![1] <= 1);
+});
+
+Deno.test("CliMedBench loader: one-line errors naming file, line and field", async () => {
+  const dir = await Deno.makeTempDir();
+  const write = async (lines: unknown[]) => {
+    const path = `${dir}/bad.jsonl`;
+    await Deno.writeTextFile(
+      path,
+      lines.map((l) => typeof l === "string" ? l : JSON.stringify(l)).join("\n"),
+    );
+    return path;
+  };
+  const good = { id: "X1", scenario: "BKT", question: "q", options: { A: "a", B: "b" }, answer: "A" };
+  const cases: [unknown[], RegExp][] = [
+    [[good, { ...good, id: "X2", scenario: "XYZ" }], /line 2: field "scenario"/],
+    [[{ ...good, answer: "C" }], /line 1: field "answer": answer names option\(s\) C/],
+    [[{ ...good, answer: "AB" }], /single_choice answer must be one letter/],
+    [[good, good], /line 2: field "id": duplicate id X1/],
+    [[{ ...good, scenario: "SSO", answer: "AA" }], /sequencing answer must order every step exactly once/],
+    [[{ id: "K", scenario: "KE", question: "q" }], /field "reference"/],
+    [["{not json"], /line 1: not JSON/],
+  ];
+  for (const [lines, pattern] of cases) {
+    const path = await write(lines);
+    const err = await loadClimedBench(path).then(() => null, (e) => e);
+    assert(err instanceof InputError, `expected InputError for ${pattern}`);
+    assert(pattern.test(err.message), err.message);
+    assert(err.message.startsWith(path) && !err.message.includes("\n"), err.message);
+  }
+});
