@@ -69,7 +69,7 @@ Deno.test("CliMedBench end to end against the fake server: every scenario type, 
   });
   const out = await Deno.makeTempDir({ prefix: "medeval-climed-" });
   try {
-    const result = await runEval({
+    const config = {
       benchmark: "climedbench",
       model: "fake-model",
       baseUrl: server.url,
@@ -77,11 +77,11 @@ Deno.test("CliMedBench end to end against the fake server: every scenario type, 
       data: SAMPLE,
       out,
       ablations: ["cot", "perturb:nota"],
-      buckets: "length:4",
       progress: false,
       renderFigures: false,
       retryPolicy: { maxRetries: 2, baseDelayMs: 5, maxDelayMs: 10 },
-    });
+    };
+    const result = await runEval({ ...config, buckets: "length:4" });
     assertEquals(result.failures, 0);
     const [vanilla, cot, nota] = result.conditions;
     for (const s of result.conditions) SummarySchema.parse(s);
@@ -146,18 +146,7 @@ Deno.test("CliMedBench end to end against the fake server: every scenario type, 
     await Deno.stat(`${out}/conditions/perturb_nota/summary.json`);
 
     // Resume with the same ablations sends nothing new.
-    const again = await runEval({
-      benchmark: "climedbench",
-      model: "fake-model",
-      baseUrl: server.url,
-      embedModel: "fake-embed",
-      data: SAMPLE,
-      out,
-      resume: true,
-      ablations: ["cot", "perturb:nota"],
-      progress: false,
-      renderFigures: false,
-    });
+    const again = await runEval({ ...config, resume: true });
     assertEquals(again.calls.model.sent, 0);
     assertEquals(again.summary.metrics, vanilla.metrics);
   } finally {

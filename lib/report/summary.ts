@@ -44,6 +44,27 @@ export interface SampleRow {
   values: Record<string, number | null>;
 }
 
+/** Returns the label fields every summary starts with (benchmark, model, judge, condition, offline, judge runs). */
+export function summaryLabels(
+  labels: {
+    benchmark: string;
+    model: string;
+    judge: string | null;
+    condition: string;
+    offline: boolean;
+    judgeRuns: number;
+  },
+): Pick<Summary, "benchmark" | "model" | "judge" | "condition" | "offline" | "judge_runs"> {
+  return {
+    benchmark: labels.benchmark,
+    model: labels.model,
+    judge: labels.judge,
+    condition: labels.condition,
+    offline: labels.offline,
+    judge_runs: labels.judgeRuns,
+  };
+}
+
 /** How CIs are computed, written into every summary. */
 export const CI_METHOD = "percentile bootstrap over samples, 2000 resamples, seeded";
 

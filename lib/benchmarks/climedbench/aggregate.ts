@@ -5,7 +5,7 @@
  * @module
  */
 import type { RunLabels, RunView } from "../../core/task.ts";
-import { CI_METHOD, type SampleRow, summarize, type Summary } from "../../report/summary.ts";
+import { CI_METHOD, type SampleRow, summarize, type Summary, summaryLabels } from "../../report/summary.ts";
 import { independentDifference, macroMean } from "../../stats/compare.ts";
 import { SCENARIO_CODES, SCENARIOS } from "./scenarios.ts";
 import { type ClimedScoreDetail, OFFLINE_SIMILARITY } from "./scorer.ts";
@@ -70,12 +70,7 @@ export function aggregateClimedBench(view: RunView, labels: RunLabels): Summary 
   }
   if (labels.offline) notes.push("OFFLINE: the model is an offline stand-in; these are not model results");
   return {
-    benchmark: labels.benchmark,
-    model: labels.model,
-    judge: labels.judge,
-    condition: labels.condition,
-    offline: labels.offline,
-    judge_runs: labels.judgeRuns,
+    ...summaryLabels(labels),
     n: core.n,
     metrics: { ...core.metrics, macro_score: macro, bkt_minus_fit: gap },
     groups: core.groups,

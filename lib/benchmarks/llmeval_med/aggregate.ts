@@ -6,7 +6,7 @@
  * @module
  */
 import type { RunLabels, RunView } from "../../core/task.ts";
-import { CI_METHOD, type SampleRow, summarize, type Summary } from "../../report/summary.ts";
+import { CI_METHOD, type SampleRow, summarize, type Summary, summaryLabels } from "../../report/summary.ts";
 import { type HumanRating, mtgHumanUsable } from "./human_eval.ts";
 import { CATEGORY_CODES, DIFFICULTY_ORDER } from "./schema.ts";
 
@@ -104,12 +104,7 @@ export function aggregateLlmEvalMed(
     notes.push("OFFLINE: model and/or judge are offline stand-ins; these are not LLM-judged model results");
   }
   return {
-    benchmark: labels.benchmark,
-    model: labels.model,
-    judge: labels.judge,
-    condition: labels.condition,
-    offline: labels.offline,
-    judge_runs: labels.judgeRuns,
+    ...summaryLabels(labels),
     n: core.n,
     metrics: { ...core.metrics, op: core.metrics.usability },
     groups: core.groups,
