@@ -20,7 +20,7 @@ import type { Task } from "../core/task.ts";
 import { pairedTable } from "../report/ablation_report.ts";
 import { exportFigures, type FigureSpec } from "../report/figures.ts";
 import { groupBarFigure, runFigures, runTables } from "../report/run_report.ts";
-import { type SampleRow, type Summary, SummarySchema } from "../report/summary.ts";
+import { type SampleRow, type Summary, summaryName, SummarySchema } from "../report/summary.ts";
 import { type Table, writeTable } from "../report/tables.ts";
 import { exportStore, toJsonl } from "../store/export.ts";
 import type { RunStore } from "../store/run_store.ts";
@@ -126,7 +126,7 @@ export function comparisonOutputs(
     for (const measure of ["chars", "tokens"] as LengthMeasure[]) {
       const bucketOf = lengthBuckets(base.samples, buckets.k, measure, field);
       const series: BucketSeries[] = results.map((r) => ({
-        label: r.condition.name === "default" ? r.summary.model : `${r.summary.model} · ${r.condition.name}`,
+        label: summaryName(r.summary),
         rows: r.rows,
       }));
       for (const [i, s] of series.entries()) {

@@ -6,7 +6,7 @@
  */
 import type { FigureSpec } from "./figures.ts";
 import { PALETTE, paperLayout } from "./figures.ts";
-import type { Summary } from "./summary.ts";
+import { type Summary, summaryName } from "./summary.ts";
 import { formatEstimate, groupTables, type MetricDisplay, summaryNotes, type Table } from "./tables.ts";
 
 /** How a benchmark's summary is shown. */
@@ -17,8 +17,6 @@ export interface ReportSpec {
   overall?: { name: string; label: string };
   /** Benchmark-specific tables over one or more summaries (models or conditions side by side), by file name. */
   tables?: (summaries: readonly Summary[]) => Record<string, Table>;
-  /** Benchmark-specific figures over one or more summaries, by file name. */
-  figures?: (summaries: readonly Summary[]) => Record<string, FigureSpec>;
 }
 
 /** Returns the overview table: one row for the run, the primary metric per first-field group, then overall. */
@@ -31,7 +29,7 @@ export function overviewTable(summaries: readonly Summary[], spec: ReportSpec): 
     title: `${summaries[0]?.benchmark ?? ""}: ${primary.label}${primary.percent ? " (%)" : ""} by ${field}`,
     columns: ["model", ...keys, overall.label],
     rows: summaries.map((s) => [
-      s.offline ? `${s.model} [offline]` : s.model,
+      summaryName(s),
       ...keys.map((k) => formatEstimate(s.groups[field]?.[k]?.[primary.name], primary.percent)),
       formatEstimate(s.metrics[overall.name], primary.percent),
     ]),
@@ -60,9 +58,7 @@ export function groupBarFigure(
     const est = keys.map((key) => s.groups[field]?.[key]?.[metric.name]);
     return {
       type: "bar",
-      name: `${s.model}${s.condition === "default" ? "" : ` · ${s.condition}`}${
-        s.offline ? " [offline]" : ""
-      }`,
+      name: summaryName(s),
       x: keys,
       y: est.map((e) => (e?.value ?? null) === null ? null : e!.value! * k),
       error_y: {
@@ -120,5 +116,5 @@ export function runFigures(
     if (count === 0 || count > maxGroups) continue;
     figures[`${spec.metrics[0].name}_by_${field}`] = groupBarFigure(summaries, field, spec.metrics[0]);
   }
-  return { ...figures, ...spec.figures?.(summaries) };
+  return figures;
 }

@@ -6,6 +6,7 @@
 import * as dfd from "danfojs-node";
 import { z } from "zod";
 import type { GroupValue } from "../core/sample.ts";
+import type { RunLabels } from "../core/task.ts";
 import { bootstrapMean, type Estimate } from "../stats/bootstrap.ts";
 
 /** zod schema of an {@linkcode Estimate}. */
@@ -46,14 +47,7 @@ export interface SampleRow {
 
 /** Returns the label fields every summary starts with (benchmark, model, judge, condition, offline, judge runs). */
 export function summaryLabels(
-  labels: {
-    benchmark: string;
-    model: string;
-    judge: string | null;
-    condition: string;
-    offline: boolean;
-    judgeRuns: number;
-  },
+  labels: RunLabels,
 ): Pick<Summary, "benchmark" | "model" | "judge" | "condition" | "offline" | "judge_runs"> {
   return {
     benchmark: labels.benchmark,
@@ -63,6 +57,12 @@ export function summaryLabels(
     offline: labels.offline,
     judge_runs: labels.judgeRuns,
   };
+}
+
+/** Returns how a summary is named in tables and legends: model, condition unless `default`, `[offline]`. */
+export function summaryName(summary: Pick<Summary, "model" | "condition" | "offline">): string {
+  const condition = summary.condition === "default" ? "" : ` · ${summary.condition}`;
+  return `${summary.model}${condition}${summary.offline ? " [offline]" : ""}`;
 }
 
 /** How CIs are computed, written into every summary. */

@@ -6,7 +6,6 @@
 import type { Sample } from "../../core/sample.ts";
 import type { Solver } from "../../core/task.ts";
 import type { ChatMessage } from "../../providers/types.ts";
-import { climedExtra } from "./load.ts";
 import { type QuestionType, scenarioByCode, SCENARIOS } from "./scenarios.ts";
 
 /** Prompt style: answer directly, or reason step by step before the final answer. */
@@ -55,7 +54,6 @@ export function climedSolver(style: PromptStyle): Solver {
     templates,
     build(sample: Sample, history: readonly ChatMessage[]): ChatMessage[] {
       const scenario = scenarioByCode(String(sample.fields.scenario));
-      climedExtra(sample); // the sample must come from the CliMedBench loader
       const line = formatLine(sample, style);
       return [
         { role: "system", content: scenario.system },

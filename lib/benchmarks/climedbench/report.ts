@@ -3,14 +3,9 @@
  * model or condition, plus the average) and the hallucination contrast FIT vs BKT.
  * @module
  */
-import type { Summary } from "../../report/summary.ts";
+import { type Summary, summaryName } from "../../report/summary.ts";
 import { formatEstimate, type Table } from "../../report/tables.ts";
 import { METRIC_LABELS, SCENARIOS } from "./scenarios.ts";
-
-function rowLabel(s: Summary): string {
-  const condition = s.condition === "default" ? "" : ` · ${s.condition}`;
-  return `${s.model}${condition}${s.offline ? " [offline]" : ""}`;
-}
 
 /** Returns the paper's Table 2 layout: scenario columns with a metric row, values ×100 with 95% CI. */
 export function scenarioTable(summaries: readonly Summary[]): Table {
@@ -26,7 +21,7 @@ export function scenarioTable(summaries: readonly Summary[]): Table {
         summaries[0]?.n ?? 0,
       ],
       ...summaries.map((s) => [
-        rowLabel(s),
+        summaryName(s),
         ...present.map((sc) => formatEstimate(s.groups.scenario?.[sc.code]?.score, true, 1)),
         formatEstimate(s.metrics.macro_score, true, 1),
       ]),
@@ -53,7 +48,7 @@ export function hallucinationTable(summaries: readonly Summary[]): Table {
     title: "CliMedBench: hallucination contrast, BKT vs FIT accuracy (%)",
     columns: ["Model", "BKT accuracy", "n (BKT)", "FIT accuracy", "n (FIT)", "BKT − FIT (points)"],
     rows: summaries.map((s) => [
-      rowLabel(s),
+      summaryName(s),
       formatEstimate(acc(s, "BKT"), true, 1),
       acc(s, "BKT")?.n ?? 0,
       formatEstimate(acc(s, "FIT"), true, 1),
