@@ -25,8 +25,9 @@ export function normalizeReply(text: string): string {
   return text.normalize("NFKC").replace(/[*_`#]+/g, "").replace(/\r\n?/g, "\n");
 }
 
-function escapeClass(labels: readonly string[]): string {
-  return labels.map((l) => l.replace(/[\]\\^-]/g, "\\$&")).join("");
+/** Returns a regex character class matching any of `labels` (e.g. `[ABCD]`). */
+export function labelClass(labels: readonly string[]): string {
+  return `[${labels.map((l) => l.replace(/[\]\\^-]/g, "\\$&")).join("")}]`;
 }
 
 const SEPARATOR = String.raw`\s*(?:[、,，;；/&+]|和|及|与|以及|and|,\s*and|or)?\s*`;
@@ -37,8 +38,8 @@ function anyCase(phrase: string): string {
 }
 
 function cuePatterns(labels: readonly string[]): RegExp[] {
-  const L = `[${escapeClass(labels)}]`;
-  const lower = `[${escapeClass(labels.map((l) => l.toLowerCase()))}]`;
+  const L = labelClass(labels);
+  const lower = labelClass(labels.map((l) => l.toLowerCase()));
   // Upper-case letters, or one lower-case letter that ends the clause ("答案:b", "answer: d").
   const group = String.raw`(${L}(?:${SEPARATOR}${L})*|${lower}(?=\s*(?:$|[.。,，;；)\]）!！])))`;
   const open = String.raw`[\s:：是为应该选择项]*[(\[（【「"']?\s*`;
@@ -117,7 +118,7 @@ export function extractChoice(
 ): ChoiceExtraction {
   const text = normalizeReply(reply).trim();
   if (!text) return { letters: null, method: "none" };
-  const L = `[${escapeClass(labels)}]`;
+  const L = labelClass(labels);
 
   const hits = cueHits(text, labels);
   if (hits.length) return { letters: hits[hits.length - 1].letters, method: "cue" };

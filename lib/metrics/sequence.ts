@@ -10,7 +10,7 @@
  *   the reply counts as an extraction failure.
  * @module
  */
-import { normalizeReply } from "./choice.ts";
+import { labelClass, normalizeReply } from "./choice.ts";
 
 /** What the parser found in a reply. */
 export interface OrderExtraction {
@@ -18,10 +18,6 @@ export interface OrderExtraction {
   order: string[] | null;
   /** Which rule decided: `cue`, `chain`, `run`, `numbered_list`, or `none`. */
   method: "cue" | "chain" | "run" | "numbered_list" | "none";
-}
-
-function labelClass(labels: readonly string[]): string {
-  return `[${labels.map((l) => l.replace(/[\]\\^-]/g, "\\$&")).join("")}]`;
 }
 
 const LINK = String.raw`\s*(?:>|＞|→|->|—>|=>|⇒|,|，|、|;|；|-|–|—|\s)\s*`;

@@ -24,7 +24,7 @@ import { type Judge, LlmJudge } from "../judges/judge.ts";
 import { OverlapJudge } from "../judges/overlap_judge.ts";
 import { Caller } from "../providers/caller.ts";
 import { StoreEmbedder } from "../providers/embeddings.ts";
-import { createProvider } from "../providers/factory.ts";
+import { createProvider, resolveBaseUrl } from "../providers/factory.ts";
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from "../providers/retry.ts";
 import { Progress } from "../report/progress.ts";
 import type { Summary } from "../report/summary.ts";
@@ -124,16 +124,6 @@ export function limitSamples(samples: readonly Sample[], limit?: number): Sample
   }
   const ids = new Set(kept.map((s) => s.id));
   return samples.filter((s) => ids.has(s.id));
-}
-
-function resolveBaseUrl(baseUrl: string | undefined): string {
-  const url = baseUrl ?? Deno.env.get("OPENAI_BASE_URL");
-  if (!url) {
-    throw new ConfigError(
-      "--embed-model needs a base URL: pass --embed-base-url / --base-url or set OPENAI_BASE_URL",
-    );
-  }
-  return url;
 }
 
 /** Request timeout of both model and judge, in milliseconds (default 120 s). */
@@ -276,7 +266,11 @@ export async function runEval(config: EvalConfig): Promise<EvalResult> {
       ? new StoreEmbedder(
         {
           model: config.embedModel,
-          baseURL: resolveBaseUrl(config.embedBaseUrl ?? config.baseUrl),
+          baseURL: resolveBaseUrl(
+            config.embedBaseUrl ?? config.baseUrl,
+            `embeddings model "${config.embedModel}"`,
+            "--embed-base-url URL (or --base-url)",
+          ),
           apiKey: Deno.env.get(config.apiKeyEnv ?? "OPENAI_API_KEY"),
           timeoutMs: timeoutMs(config),
           concurrency: config.concurrency,
@@ -308,7 +302,7 @@ export async function runEval(config: EvalConfig): Promise<EvalResult> {
         created_at: new Date().toISOString(),
       });
     }
-    const stored = store.manifest() ?? {};
+    const stored = previous ?? {};
     for (const condition of conditions) {
       const key = `condition:${condition.name}`;
       const current = conditionIdentity(condition, task);

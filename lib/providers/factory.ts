@@ -29,6 +29,21 @@ export interface ProviderSettings {
   concurrency?: number;
 }
 
+/**
+ * Returns `baseUrl`, else `$OPENAI_BASE_URL`, checked to be a URL. `who` and `flag` name what needs it and
+ * how to pass it in the {@linkcode ConfigError} thrown when there is none.
+ */
+export function resolveBaseUrl(baseUrl: string | undefined, who: string, flag: string): string {
+  const url = baseUrl ?? Deno.env.get("OPENAI_BASE_URL");
+  if (!url) throw new ConfigError(`${who} needs a base URL: pass ${flag} or set OPENAI_BASE_URL`);
+  try {
+    new URL(url);
+  } catch {
+    throw new ConfigError(`base URL "${url}" is not a URL (expected e.g. http://localhost:8000/v1)`);
+  }
+  return url;
+}
+
 /** Returns the provider for `settings`; `corpus` feeds the retrieval baseline. Throws {@linkcode ConfigError}. */
 export function createProvider(settings: ProviderSettings, corpus: readonly Sample[] = []): ChatProvider {
   if (settings.model === "offline:reference") return new ReferenceProvider();
@@ -38,17 +53,7 @@ export function createProvider(settings: ProviderSettings, corpus: readonly Samp
       `unknown offline model "${settings.model}"; known: ${Object.keys(OFFLINE_MODELS).join(", ")}`,
     );
   }
-  const baseUrl = settings.baseUrl ?? Deno.env.get("OPENAI_BASE_URL");
-  if (!baseUrl) {
-    throw new ConfigError(
-      `model "${settings.model}" needs a base URL: pass --base-url URL or set OPENAI_BASE_URL`,
-    );
-  }
-  try {
-    new URL(baseUrl);
-  } catch {
-    throw new ConfigError(`base URL "${baseUrl}" is not a URL (expected e.g. http://localhost:8000/v1)`);
-  }
+  const baseUrl = resolveBaseUrl(settings.baseUrl, `model "${settings.model}"`, "--base-url URL");
   const apiKeyEnv = settings.apiKeyEnv ?? "OPENAI_API_KEY";
   return new OpenAIProvider({
     model: settings.model,

@@ -7,7 +7,7 @@
 import type { RunLabels, RunView } from "../../core/task.ts";
 import { CI_METHOD, type SampleRow, summarize, type Summary, summaryLabels } from "../../report/summary.ts";
 import { independentDifference, macroMean } from "../../stats/compare.ts";
-import { SCENARIO_CODES, SCENARIOS } from "./scenarios.ts";
+import { SCENARIO_CODES, scenarioByCode } from "./scenarios.ts";
 import { type ClimedScoreDetail, OFFLINE_SIMILARITY } from "./scorer.ts";
 
 /** Fields CliMedBench results are grouped by. */
@@ -27,7 +27,7 @@ export const METRICS = [
 export function climedRows(view: RunView): SampleRow[] {
   return view.samples.map((sample) => {
     const score = (view.scores.get(sample.id) ?? []).find((s) => s.scorer === "metric" && s.valid);
-    const metric = SCENARIOS.find((s) => s.code === sample.fields.scenario)!.metric;
+    const metric = scenarioByCode(String(sample.fields.scenario)).metric;
     const detail = (score?.detail ?? {}) as ClimedScoreDetail;
     const value = score?.value ?? 0;
     const extractable = sample.fields.question_type !== "open";

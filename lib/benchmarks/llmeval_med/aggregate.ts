@@ -60,18 +60,21 @@ export function questionResults(
   });
 }
 
+function rowsOf(view: RunView, results: readonly QuestionResult[]): SampleRow[] {
+  return view.samples.map((sample, i) => ({
+    id: sample.id,
+    fields: sample.fields,
+    values: { usability: results[i].usable ? 1 : 0, mean_score: results[i].meanScore },
+  }));
+}
+
 /** Returns each question's `usability` (0/1) and `mean_score` with its group fields. */
 export function llmEvalMedRows(
   view: RunView,
   labels: RunLabels,
   humanRatings?: ReadonlyMap<string, HumanRating>,
 ): SampleRow[] {
-  const results = questionResults(view, labels.judgeRuns, humanRatings);
-  return view.samples.map((sample, i) => ({
-    id: sample.id,
-    fields: sample.fields,
-    values: { usability: results[i].usable ? 1 : 0, mean_score: results[i].meanScore },
-  }));
+  return rowsOf(view, questionResults(view, labels.judgeRuns, humanRatings));
 }
 
 /** Returns the LLMEval-Med summary (`usability`, `mean_score`, and `op` overall) of a run. */
@@ -81,7 +84,7 @@ export function aggregateLlmEvalMed(
   humanRatings?: ReadonlyMap<string, HumanRating>,
 ): Summary {
   const results = questionResults(view, labels.judgeRuns, humanRatings);
-  const rows = llmEvalMedRows(view, labels, humanRatings);
+  const rows = rowsOf(view, results);
   const seed = `${labels.benchmark}:${labels.condition}`;
   const core = summarize(rows, ["usability", "mean_score"], GROUP_FIELDS, {
     seed,
