@@ -121,10 +121,18 @@ Deno.test("CliMedBench end to end against the fake server: every scenario type, 
     assertEquals(cot.metrics.accuracy.value, 1);
     assertEquals(cot.metrics.kendall_tau.value, 1);
     assertEquals(cot.metrics.extraction_failure.value, 0);
-    // None of the above: the fake answers A to perturbed items, so accuracy = share of keys that are A.
-    const choice = samples.filter((s) => String(s.fields.question_type).endsWith("choice"));
-    const keyA = choice.filter((s) => climedExtra(s).answer.join("") === "A").length;
-    assertAlmostEquals(nota.metrics.accuracy.value!, keyA / choice.length, 1e-12);
+    // None of the above: single-answer items are perturbed and the fake answers them "A" (right iff the key is
+    // A); multiple-answer items are left as they are and get their vanilla reply.
+    let notaRight = 0, choiceItems = 0;
+    samples.forEach((s, i) => {
+      const key = climedExtra(s).answer.join("");
+      if (s.fields.question_type === "single_choice") notaRight += key === "A" ? 1 : 0;
+      else if (s.fields.question_type === "multiple_choice") {
+        notaRight += plan(s, i, false) === `答案：${key}` ? 1 : 0;
+      } else return;
+      choiceItems++;
+    });
+    assertAlmostEquals(nota.metrics.accuracy.value!, notaRight / choiceItems, 1e-12);
 
     // The run store holds each condition side by side; tables for ablations and buckets exist.
     const store = new RunStore(`${out}/run.sqlite`);

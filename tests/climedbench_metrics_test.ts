@@ -116,11 +116,17 @@ Deno.test("perturbations: rate within ±1% of the request, seeded, letters and d
   for (const kind of ["shape", "homophone", "traditional", "symbol", "mixed"]) {
     for (const rate of [0.05, 0.12, 0.2]) {
       const condition = parseAblation(`perturb:${kind}@${rate}`);
-      let changed = 0, countable = 0;
+      let changed = 0, countable = 0, capped = 0;
       for (const sample of samples) {
         const result = perturbSample(sample, condition.perturb!);
         changed += result.changed;
         countable += result.countable;
+        // Where the text has fewer eligible characters than the rate asks for, every eligible one is changed.
+        const text = perturbText(sample.input, condition.perturb!, sample.id);
+        assertEquals(text.text, result.sample.input);
+        const target = Math.round(rate * text.countable);
+        assertEquals(text.changed, Math.min(target, text.eligible));
+        if (text.eligible < target) capped++;
         // Every ASCII letter and digit (option labels, answer keys, doses) is where it was.
         const ascii = (t: string) => t.match(/[A-Za-z0-9]/g)?.join("") ?? "";
         assertEquals(
@@ -133,8 +139,13 @@ Deno.test("perturbations: rate within ±1% of the request, seeded, letters and d
         assertEquals(labels(result.sample.input), labels(sample.input));
       }
       const achieved = changed / countable;
-      if (kind === "shape" && rate === 0.2) continue; // the confusable table cannot reach 20% of this text
-      assert(Math.abs(achieved - rate) <= 0.01, `${kind}@${rate}: achieved ${achieved}`);
+      // The paper's 12% is reached by every kind; above what a text offers (e.g. the shape table at 20%),
+      // the achieved rate falls short, never over.
+      if (rate === 0.12 || capped === 0) {
+        assert(Math.abs(achieved - rate) <= 0.01, `${kind}@${rate}: achieved ${achieved}`);
+      } else {
+        assert(achieved < rate, `${kind}@${rate}: achieved ${achieved} with ${capped} capped texts`);
+      }
     }
   }
   const spec = parseAblation("perturb:homophone@0.12").perturb!;
