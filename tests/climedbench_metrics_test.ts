@@ -3,13 +3,16 @@ import { perturbSample, perturbText } from "../lib/ablations/perturb.ts";
 import { parseAblation } from "../lib/ablations/condition.ts";
 import { loadClimedBench } from "../lib/benchmarks/climedbench/load.ts";
 import { ConfigError, InputError } from "../lib/core/errors.ts";
-import { choiceCorrect, extractChoice } from "../lib/metrics/choice.ts";
+import { choiceCorrect, extractChoice, normalizeForMatch } from "../lib/metrics/choice.ts";
 import { rouge1, rougeTokens } from "../lib/metrics/rouge.ts";
 import { extractOrder, kendallTauB, orderTau, predictedRanks } from "../lib/metrics/sequence.ts";
 import { CharTfidf, cosine } from "../lib/metrics/similarity.ts";
 import { mcnemarExact, pairedDifference } from "../lib/stats/compare.ts";
 
-const CORPUS = new URL("./fixtures/climedbench/choice_replies.jsonl", import.meta.url).pathname;
+/** Replies written for the project, each with the reading a careful grader records (`null` = not extractable). */
+const CORPORA = ["choice_replies.jsonl", "choice_replies_chat.jsonl"].map((name) =>
+  new URL(`./fixtures/climedbench/${name}`, import.meta.url).pathname
+);
 const SAMPLE = new URL("../data/climedbench/sample.jsonl", import.meta.url).pathname;
 
 interface CorpusReply {
@@ -17,12 +20,16 @@ interface CorpusReply {
   expected: string | null;
   labels?: string;
   options?: Record<string, string>;
+  note?: string;
 }
 
-Deno.test("choice extractor: every reply of the written corpus (>= 100) gives the expected letters", async () => {
-  const lines = (await Deno.readTextFile(CORPUS)).trim().split("\n");
-  const corpus: CorpusReply[] = lines.map((l) => JSON.parse(l));
-  assert(corpus.length >= 100, `corpus has ${corpus.length} replies`);
+Deno.test("choice extractor: every reply of the written corpora (>= 300) gives the expected reading", async () => {
+  const corpus: CorpusReply[] = [];
+  for (const path of CORPORA) {
+    corpus.push(...(await Deno.readTextFile(path)).trim().split("\n").map((l) => JSON.parse(l)));
+  }
+  assert(corpus.length >= 300, `corpus has ${corpus.length} replies`);
+  assertEquals(new Set(corpus.map((c) => c.reply)).size, corpus.length, "a reply is listed twice");
   const wrong: string[] = [];
   let failures = 0;
   for (const item of corpus) {
@@ -44,9 +51,39 @@ Deno.test("choice extractor: every reply of the written corpus (>= 100) gives th
 Deno.test("choice extractor: final answer wins over letters mentioned while reasoning; multi-answer scoring", () => {
   assertEquals(extractChoice("A看似合理，但B更符合。最终答案：B").letters, ["B"]);
   assertEquals(extractChoice("答案：Ｃ").letters, ["C"]);
+  // Plural English cues and lists: every letter is read, none is taken for an article.
+  assertEquals(extractChoice("The right options are A and E.").letters, ["A", "E"]);
+  assertEquals(extractChoice("Correct answers: A, D, and E").letters, ["A", "D", "E"]);
+  assertEquals(extractChoice("My answers: C, E").letters, ["C", "E"]);
+  assertEquals(extractChoice("正确选项为B和E").letters, ["B", "E"]);
+  assertEquals(extractChoice("A 70-year-old man has an answer: D and A").letters, ["A", "D"]);
+  assertEquals(extractChoice("\\boxed{\\text{E}}").letters, ["E"]);
   assert(choiceCorrect(["A", "C", "D"], ["D", "A", "C"]));
   assert(!choiceCorrect(["A", "C"], ["A", "C", "D"]));
   assert(!choiceCorrect(null, ["A"]));
+});
+
+Deno.test("choice extractor: a reply that is not definite is not extractable, and says why", () => {
+  const failure = (reply: string, labels?: string[], options?: Record<string, string>) => {
+    const got = extractChoice(reply, labels, options);
+    assertEquals(got.letters, null, reply);
+    return got.failure;
+  };
+  assertEquals(failure("The answer is D or E."), "ambiguous");
+  assertEquals(failure("答案：C/D"), "ambiguous");
+  assertEquals(failure("答案应为B，或者E。"), "ambiguous");
+  assertEquals(failure("Answer: A\n\nThe smear shows blasts.\n\nThe answer is E."), "ambiguous");
+  assertEquals(failure("最终答案：F", ["A", "B", "C", "D"]), "not_an_option");
+  assertEquals(
+    failure("None of the choices fits this patient.", ["A", "B"], { A: "x-ray", B: "MRI" }),
+    "not_an_option",
+  );
+  assertEquals(failure("Vitamin D deficiency and type B gastritis were considered."), "no_answer");
+  assertEquals(failure("   "), "no_answer");
+  // A correction word turns a later, different answer into the answer.
+  assertEquals(extractChoice("Answer: A\n\nWait, the smear shows blasts, so the answer is E.").letters, [
+    "E",
+  ]);
 });
 
 Deno.test("sequence parsing: cues, arrow chains, letter runs and numbered lists", () => {
@@ -61,6 +98,18 @@ Deno.test("sequence parsing: cues, arrow chains, letter runs and numbered lists"
   const byText = "1. 结扎肠系膜下动脉\n2. 游离乙状结肠系膜\n3. 切断直肠远端\n4. 行端端吻合";
   assertEquals(extractOrder(byText, labels, steps).order, ["D", "C", "B", "A"]);
   assertEquals(extractOrder("无法判断", labels).order, null);
+});
+
+Deno.test("sequence parsing: steps with compatibility characters match when quoted in either form", () => {
+  const labels = ["A", "B", "C"];
+  const steps = { A: "行Ⅱ期手术切除", B: "术前新辅助化疗（ＦＯＬＦＯＸ）", C: "评估Ⅲ度房室传导阻滞" };
+  // The reply quotes the steps verbatim (Roman numerals and full-width letters as written in the item) …
+  const verbatim = "1. 评估Ⅲ度房室传导阻滞\n2. 术前新辅助化疗（ＦＯＬＦＯＸ）\n3. 行Ⅱ期手术切除";
+  assertEquals(extractOrder(verbatim, labels, steps).order, ["C", "B", "A"]);
+  // … or in their ASCII forms, as many models write them.
+  const ascii = "第一步：评估III度房室传导阻滞\n第二步：术前新辅助化疗(FOLFOX)\n第三步：行II期手术切除";
+  assertEquals(extractOrder(ascii, labels, steps).order, ["C", "B", "A"]);
+  assertEquals(normalizeForMatch("Ⅱ期（ＦＯＬＦＯＸ）"), normalizeForMatch("II期 (folfox)"));
 });
 
 Deno.test("Kendall tau-b: hand-checked cases with ties and the missing/duplicate/extra policy", () => {

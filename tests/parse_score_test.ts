@@ -1,7 +1,37 @@
-import { assertEquals } from "@std/assert";
+import { assert, assertEquals } from "@std/assert";
+import type { Sample } from "../lib/core/sample.ts";
+import { LlmJudge } from "../lib/judges/judge.ts";
 import { parseJudgeReply } from "../lib/judges/parse_score.ts";
+import { Caller } from "../lib/providers/caller.ts";
+import type { ChatProvider, ChatRequest, ChatResponse } from "../lib/providers/types.ts";
+import { RunStore } from "../lib/store/run_store.ts";
 
-Deno.test("judge replies: the requested JSON object wins, in any wrapping", () => {
+/** Judge replies written for the project, each with its scale and the score a careful reader takes (or null). */
+const CORPUS = new URL("./fixtures/judge_replies.jsonl", import.meta.url).pathname;
+
+interface CorpusReply {
+  reply: string;
+  min: number;
+  max: number;
+  expected: number | null;
+  note: string;
+}
+
+Deno.test("judge replies: every reply of the written corpus (>= 120) reads as expected", async () => {
+  const corpus: CorpusReply[] = (await Deno.readTextFile(CORPUS)).trim().split("\n").map((l) =>
+    JSON.parse(l)
+  );
+  assert(corpus.length >= 120, `corpus has ${corpus.length} replies`);
+  const wrong = corpus
+    .map((item) => ({ item, got: parseJudgeReply(item.reply, item.min, item.max)?.score ?? null }))
+    .filter(({ item, got }) => got !== item.expected)
+    .map(({ item, got }) => `${item.note}: ${JSON.stringify(item.reply)} → ${got} (want ${item.expected})`);
+  assertEquals(wrong, []);
+  const unread = corpus.filter((c) => c.expected === null).length;
+  console.log(`judge corpus: ${corpus.length} replies, ${unread} with no score on their scale`);
+});
+
+Deno.test("judge replies: the requested JSON object wins, in any wrapping, and keeps its reason", () => {
   assertEquals(parseJudgeReply('{"score": 4, "reason": "核心正确"}'), {
     score: 4,
     reason: "核心正确",
@@ -9,34 +39,83 @@ Deno.test("judge replies: the requested JSON object wins, in any wrapping", () =
   });
   assertEquals(parseJudgeReply('Here you go:\n```json\n{"score": "5", "reason": "ok"}\n```')?.score, 5);
   assertEquals(parseJudgeReply('评价如下 {"reason": "有错误", "score": 2} 以上')?.score, 2);
+  // Numbers inside the reason are the judge's explanation, not a second verdict.
+  assertEquals(
+    parseJudgeReply('{"score": 2, "reason": "dose 10 mg, cf. [3]; 换算百分制约 40/100"}')?.score,
+    2,
+  );
 });
 
-Deno.test("judge replies: free-text fallbacks read the score", () => {
-  const cases: [string, number][] = [
-    ["理由：回答基本正确。评分：4", 4],
-    ["得分为 3 分", 3],
-    ["The answer misses the core point. Final score is 2.", 2],
-    ["回答完整准确。[5]", 5],
-    ["【4】", 4],
-    ["score: 1 because it is unsafe", 1],
-    ["I would rate this 4/5.", 4],
-    ["综合来看给3分。", 3],
+Deno.test("judge replies: only a score stated on the judge's own scale is read", () => {
+  const read: [string, number | null][] = [
+    ["总体而言，给出 2 分。", 2],
+    ["Verdict — score: 1 (unsafe dosing).", 1],
+    ["My rating is 3 out of 5.", 3],
+    ["I'd rate it 9/10.", null],
+    ["打分：2（满分10分）", null],
+    ["The answer cites [4] and [5] appropriately.", null],
+    ["参见文献[2]，该药每日最大剂量为 4 g。", null],
+    ["Score: 2 or 3.", null],
+    ["mRS评分3分的患者可以考虑该治疗，回答正确。", null],
+    ["Answer grade: five out of ten.", null],
   ];
-  for (const [text, score] of cases) assertEquals(parseJudgeReply(text)?.score, score, text);
-  assertEquals(parseJudgeReply("综合来看给3分。")?.method, "text");
+  for (const [text, score] of read) assertEquals(parseJudgeReply(text)?.score ?? null, score, text);
 });
 
-Deno.test("judge replies: out-of-range, non-integer or missing scores are not scores", () => {
-  for (
-    const text of [
-      '{"score": 7, "reason": "x"}',
-      '{"score": 3.5}',
-      "I cannot grade this.",
-      "[9]",
-      "",
-      "score: 0",
-    ]
-  ) {
-    assertEquals(parseJudgeReply(text), null, text);
+/** A judge endpoint that replies from a script, in order, and records what it was asked. */
+class ScriptedJudge implements ChatProvider {
+  readonly model = "scripted-judge";
+  readonly label = "scripted-judge";
+  readonly offline = false;
+  readonly concurrency = 1;
+  readonly seeds: (number | undefined)[] = [];
+  constructor(readonly replies: string[]) {}
+  complete(request: ChatRequest): Promise<ChatResponse> {
+    this.seeds.push(request.seed);
+    return Promise.resolve({ text: this.replies[this.seeds.length - 1] ?? "" });
   }
+}
+
+const SAMPLE: Sample = {
+  id: "q1",
+  benchmark: "test",
+  input: "question",
+  reference: "reference",
+  conversation: null,
+  fields: {},
+  extra: {},
+};
+
+async function grade(replies: string[]) {
+  const dir = await Deno.makeTempDir({ prefix: "medeval-judge-" });
+  const store = new RunStore(`${dir}/run.sqlite`);
+  try {
+    const provider = new ScriptedJudge(replies);
+    const judge = new LlmJudge(new Caller(provider, store, "judge"), {
+      buildPrompt: () => [{ role: "user", content: "grade it" }],
+    });
+    return { verdict: await judge.grade(SAMPLE, "answer", 1), provider };
+  } finally {
+    store.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+}
+
+Deno.test("LLM judge: a misreadable reply is asked again (new seed), then recorded as a judge error", async () => {
+  const misread = [
+    "I would rate this 4/10.",
+    "Reference [1] says the dose is 2 分 lower.",
+    "a banana out of five",
+  ];
+  const failed = await grade(misread);
+  assertEquals(failed.verdict.score, null);
+  assertEquals(failed.verdict.method, "error");
+  assertEquals(failed.verdict.attempts, 3);
+  assertEquals(new Set(failed.provider.seeds).size, 3, "each attempt is a distinct call");
+  const recovered = await grade(["I would rate this 4/10.", '{"score": 3, "reason": "partly right"}']);
+  assertEquals([recovered.verdict.score, recovered.verdict.attempts, recovered.verdict.method], [
+    3,
+    2,
+    "json",
+  ]);
 });

@@ -1,6 +1,10 @@
 /**
- * Reading a score out of a judge's reply: the requested JSON object first (validated with zod), then robust
- * free-text fallbacks. A reply with no score in range yields `null`, never a guess.
+ * Reading a score out of a judge's reply. A score is read only where the reply states it as its verdict on
+ * the judge's own scale: the requested JSON object (validated with zod), or a stated score ("评分：4",
+ * "Score: 3", "I would rate this 4/5", "打4分（满分5分）", "[[3]]"). Everything else is no score:
+ * numbers on another scale ("4/10" on a 1–5 scale), citations ("[1]"), doses, ages, clinical scores
+ * ("GCS评分8分"), rubric quotes ("4分：基本正确"), decimals, ranges, hedges ("3 … or maybe 4") and verdicts
+ * that disagree. The judge is then asked again, and finally a judge error is recorded — never a guess.
  * @module
  */
 import { z } from "zod";
@@ -11,61 +15,236 @@ export interface ParsedVerdict {
   score: number;
   /** The judge's reason (may be empty). */
   reason: string;
-  /** How it was read: `json` (the requested format) or `text` (a fallback pattern). */
+  /** How it was read: `json` (the requested format) or `text` (a stated score in free text). */
   method: "json" | "text";
 }
 
 /** zod schema of the JSON object judges are asked to return. */
 export const JudgeReplySchema = z.object({
-  score: z.union([z.number(), z.string().regex(/^\s*\d+\s*$/).transform(Number)]),
+  score: z.union([z.number(), z.string().regex(/^\s*-?\d+(?:\.\d+)?\s*$/).transform(Number)]),
   reason: z.string().optional().default(""),
 });
 
-function inRange(score: number, min: number, max: number): boolean {
+/** Keys under which a JSON verdict may carry its score. */
+const SCORE_KEYS = ["score", "rating", "评分", "得分", "分数"];
+
+/** One place in the reply that states a score. */
+interface Reading {
+  /** The stated number, or `null` when it is stated but unusable (decimal, other scale, range, hedge). */
+  score: number | null;
+  /** Stated as the final or overall verdict ("最终评分", "Final score", the JSON object). */
+  final: boolean;
+  method: "json" | "text";
+  reason: string;
+}
+
+/** Returns the balanced `{…}` spans of `text` (strings and escapes respected). */
+function objectSpans(text: string): [number, number][] {
+  const spans: [number, number][] = [];
+  for (let start = text.indexOf("{"); start >= 0; start = text.indexOf("{", start + 1)) {
+    let depth = 0;
+    let inString = false;
+    for (let i = start; i < text.length; i++) {
+      const ch = text[i];
+      if (inString) {
+        if (ch === "\\") i++;
+        else if (ch === '"') inString = false;
+      } else if (ch === '"') inString = true;
+      else if (ch === "{") depth++;
+      else if (ch === "}" && --depth === 0) {
+        spans.push([start, i + 1]);
+        start = i;
+        break;
+      }
+    }
+  }
+  return spans;
+}
+
+function jsonReadings(text: string, min: number, max: number): { readings: Reading[]; masked: string } {
+  const readings: Reading[] = [];
+  let masked = text;
+  for (const [start, end] of objectSpans(text)) {
+    let value: unknown;
+    try {
+      value = JSON.parse(text.slice(start, end));
+    } catch {
+      continue;
+    }
+    if (value === null || typeof value !== "object" || Array.isArray(value)) continue;
+    const record = value as Record<string, unknown>;
+    const key = SCORE_KEYS.find((k) => k in record);
+    masked = masked.slice(0, start) + " ".repeat(end - start) + masked.slice(end);
+    if (!key) continue;
+    const parsed = JudgeReplySchema.safeParse({ ...record, score: record[key], reason: record.reason ?? "" });
+    const score = parsed.success ? parsed.data.score : null;
+    readings.push({
+      score: score !== null && inScale(score, min, max) ? score : null,
+      final: true,
+      method: "json",
+      reason: parsed.success ? parsed.data.reason : String(record.reason ?? record["理由"] ?? ""),
+    });
+  }
+  return { readings, masked };
+}
+
+function inScale(score: number, min: number, max: number): boolean {
   return Number.isInteger(score) && score >= min && score <= max;
 }
 
-function jsonCandidates(text: string): string[] {
-  const out: string[] = [text.trim()];
-  for (const m of text.matchAll(/```(?:json)?\s*([\s\S]*?)```/g)) out.push(m[1].trim());
-  const first = text.indexOf("{");
-  const last = text.lastIndexOf("}");
-  if (first >= 0 && last > first) out.push(text.slice(first, last + 1));
-  return out;
+const WORD_NUMBERS: Record<string, number> = {
+  zero: 0,
+  one: 1,
+  two: 2,
+  three: 3,
+  four: 4,
+  five: 5,
+  six: 6,
+  seven: 7,
+  eight: 8,
+  nine: 9,
+  ten: 10,
+  零: 0,
+  一: 1,
+  二: 2,
+  两: 2,
+  三: 3,
+  四: 4,
+  五: 5,
+  六: 6,
+  七: 7,
+  八: 8,
+  九: 9,
+  十: 10,
+};
+const NUMBER = String.raw`(?<!\d|\d\.)\d+(?:\.\d+)?(?!\d|\.\d)`;
+const WORD_NUMBER = String
+  .raw`\b(?:zero|one|two|three|four|five|six|seven|eight|nine|ten)\b|[零一二两三四五六七八九十]`;
+
+/** Reads `12`, `3.5`, `four`, `四`. */
+function toNumber(token: string): number {
+  return WORD_NUMBERS[token.toLowerCase()] ?? Number(token);
 }
 
-const TEXT_PATTERNS: RegExp[] = [
-  /"?score"?\s*[:：=]\s*"?(\d+)/i,
-  /(?:评分|得分|分数|打分)\s*(?:为|是)?\s*[:：]?\s*\[?\s*(\d+)/,
-  /(?:final\s+)?score\s+(?:is|of)\s*\[?(\d+)/i,
-  /\[\s*(\d+)\s*\]/,
-  /【\s*(\d+)\s*】/,
-  /\b(\d+)\s*\/\s*\d+\b/,
-  /(\d+)\s*分(?![钟析类])/,
-];
+/** A stated denominator or scale right after the number: "/5", "out of 10", "（满分5分）", "(out of 5)". */
+const SCALE_AFTER = new RegExp(
+  String
+    .raw`^\s*(?:分)?\s*(?:\/\s*(${NUMBER})|out\s+of\s+(${NUMBER}|${WORD_NUMBER})|[(（]\s*(?:满分|out\s+of)\s*(${NUMBER}|${WORD_NUMBER})\s*分?\s*[)）])`,
+  "i",
+);
+/** A hedge or range right after the number: "3-4", "3 到 4", "3... or maybe 4". */
+const HEDGE_AFTER =
+  /^\s*(?:分)?\s*(?:[-–~～至到]|to\b|\.{2,}|…)?\s*(?:,\s*)?(?:or|或者?|也可以给?)?\s*(?:maybe|perhaps|possibly)?\s*\d/i;
+
+/** Score phrases: a keyword or verb before the number, and what may stand between them. */
+const STATED = new RegExp(
+  String.raw`(?:` +
+    // keyword + separator: "Score: 3", "final score is 2", "评分：4", "得分为 3 分", "【评分】4分", "评分：[[2]]"
+    String
+      .raw`(?<kw>(?:final |overall |total )?(?:score|rating|grade)|(?:最终|最后|综合|总)?(?:评分|得分|分数|打分|总分))["']?\s*[\]】]?\s*(?:is|of|was|would be|:|：|=|为|是|\s)*\s*[\[【(]*\s*` +
+    `|` +
+    // verbs: "rate this answer 4/5", "give it a 3", "打4分", "给3分", "可得3分", "评为4分"
+    String
+      .raw`(?<verb>\brate[sd]?\b(?:\s+(?:this|it|the|answer|response|as|a|an))*|\bgive\s+(?:it|this(?:\s+answer)?)\s+a|(?:打|给|得|可得|应得|评为|评|计)(?:出|个|它|该回答)?)\s*` +
+    `)(?<n>${NUMBER}|${WORD_NUMBER})`,
+  "gi",
+);
+/** A number closing the reply in brackets ("[4]", "【4】") or anywhere in double brackets ("[[3]]"). */
+const BRACKETED = new RegExp(
+  String.raw`\[\[\s*(${NUMBER})\s*\]\]|(?:^|[。.!！?？]\s*|\n\s*)[\[【]\s*(${NUMBER})\s*[\]】]\s*$`,
+  "g",
+);
+/** "N分（满分M分）" anywhere, or a reply that is only "N分". */
+const POINTS = new RegExp(
+  String.raw`(?<n>${NUMBER})\s*分\s*(?=[(（]\s*满分)|^\s*(?<alone>${NUMBER})\s*分\s*[。.]?\s*$`,
+  "g",
+);
+/** A bare "N/M" or "N out of M" (the scale stated with the number). */
+const FRACTION = new RegExp(
+  String.raw`(?<n>${NUMBER}|${WORD_NUMBER})\s*(?:\/|out\s+of)\s*(?<m>${NUMBER}|${WORD_NUMBER})`,
+  "gi",
+);
+/**
+ * Clinical scales that are not the judge's verdict ("GCS score of 3", "mRS评分3分", "Apgar评分8分"): a name with two
+ * or more capitals, or a known scale or Chinese clinical word, right before the score keyword.
+ */
+const CLINICAL_BEFORE =
+  /(?:\b(?=[\w₂-]*[A-Z][\w₂-]*[A-Z])[A-Za-z][\w₂-]+|Apgar|Glasgow|Wells|Braden|Barthel|Caprini|Child-Pugh|Ranson|Alvarado|疼痛|昏迷|营养|风险|跌倒|压疮|病情|严重程度)\s*$/;
+/** Final-verdict markers in the few characters before a stated score. */
+const FINAL_BEFORE = /(?:final|overall|total|最终|最后|综合|总)[^\n]{0,14}$/i;
+
+function textReadings(text: string, min: number, max: number): Reading[] {
+  const readings: Reading[] = [];
+  const covered: [number, number][] = [];
+  const add = (start: number, end: number, value: number | null, final: boolean) => {
+    covered.push([start, end]);
+    readings.push({ score: value, final, method: "text", reason: text.trim() });
+  };
+  const judge = (token: string, after: string): number | null => {
+    const value = toNumber(token);
+    if (HEDGE_AFTER.test(after)) return null;
+    const scale = after.match(SCALE_AFTER);
+    const denominator = scale ? toNumber(scale[1] ?? scale[2] ?? scale[3]) : null;
+    if (denominator !== null && denominator !== max) return null;
+    return inScale(value, min, max) ? value : null;
+  };
+
+  for (const m of text.matchAll(STATED)) {
+    const start = m.index!;
+    const before = text.slice(Math.max(0, start - 24), start);
+    const quoted = /["“'‘「]\s*$/.test(before) && !/^\S+["']\s*[:：]/.test(m[0]);
+    if (quoted || (m.groups!.kw && CLINICAL_BEFORE.test(before))) continue;
+    const end = start + m[0].length;
+    const after = text.slice(end, end + 24);
+    // "4分：基本正确" defines a rubric level; "5分钟" is a time; "扣2分" a deduction; "满分5分" the scale.
+    if (
+      /^\s*分\s*[:：]/.test(after) || /^\s*分钟/.test(after) || /(?:扣|满)\s*$/.test(text.slice(0, start))
+    ) {
+      continue;
+    }
+    if (m.groups!.verb && /^[给得打评计]/.test(m.groups!.verb) && !/^\s*分/.test(after)) continue;
+    const lead = m[0].slice(0, m[0].length - m.groups!.n.length);
+    add(start, end, judge(m.groups!.n, after), FINAL_BEFORE.test(before + lead));
+  }
+  for (const m of text.matchAll(BRACKETED)) {
+    const start = m.index!;
+    if (covered.some(([s, e]) => start >= s && start < e + 4)) continue;
+    add(start, start + m[0].length, judge(m[1] ?? m[2], text.slice(start + m[0].length)), false);
+  }
+  for (const m of text.matchAll(POINTS)) {
+    const start = m.index!;
+    if (covered.some(([s, e]) => start >= s && start <= e)) continue;
+    const after = text.slice(start + m[0].length, start + m[0].length + 24);
+    add(start, start + m[0].length, judge(m.groups!.n ?? m.groups!.alone, after), false);
+  }
+  for (const m of text.matchAll(FRACTION)) {
+    const start = m.index!;
+    if (covered.some(([s, e]) => start >= s && start <= e)) continue;
+    const before = text.slice(Math.max(0, start - 24), start);
+    if (/(?:满分|out\s+of)\s*$/i.test(before) || /["“'‘「]\s*$/.test(before)) continue;
+    const value = toNumber(m.groups!.n);
+    const denominator = toNumber(m.groups!.m);
+    const stated = denominator === max && inScale(value, min, max) ? value : null;
+    add(start, start + m[0].length, stated, FINAL_BEFORE.test(before));
+  }
+  return readings;
+}
 
 /**
- * Returns the verdict in a judge reply on the integer scale `[min, max]`, or `null` when none can be read.
- * JSON (also inside code fences or surrounding prose) wins; then the text patterns, in order of specificity.
+ * Returns the verdict in a judge reply on the integer scale `[min, max]`, or `null` when the reply does not
+ * state one score on that scale. Every stated score must agree (a final verdict — "最终评分", "Final score",
+ * the JSON object — overrides preliminary ones); a stated but unusable score makes the reply unreadable.
  */
 export function parseJudgeReply(text: string, min = 1, max = 5): ParsedVerdict | null {
-  for (const candidate of jsonCandidates(text)) {
-    try {
-      const parsed = JudgeReplySchema.safeParse(JSON.parse(candidate));
-      if (parsed.success && inRange(parsed.data.score, min, max)) {
-        return { score: parsed.data.score, reason: parsed.data.reason, method: "json" };
-      }
-    } catch {
-      // not JSON: try the next candidate
-    }
-  }
-  for (const pattern of TEXT_PATTERNS) {
-    const m = text.match(pattern);
-    // A decimal such as "3.5" is not an integer score: skip the pattern rather than read its integer part.
-    const next = m ? text.slice(m.index! + m[0].indexOf(m[1]) + m[1].length) : "";
-    if (m && !/^\.\d/.test(next) && inRange(Number(m[1]), min, max)) {
-      return { score: Number(m[1]), reason: text.trim(), method: "text" };
-    }
-  }
-  return null;
+  const clean = text.normalize("NFKC").replace(/[*_`#]+/g, " ");
+  const json = jsonReadings(clean, min, max);
+  const readings = [...json.readings, ...textReadings(json.masked, min, max)];
+  if (readings.length === 0) return null;
+  const finals = readings.filter((r) => r.final);
+  const deciding = finals.length ? finals : readings;
+  const scores = new Set(deciding.map((r) => r.score));
+  if (scores.size !== 1 || scores.has(null)) return null;
+  if (json.readings.some((r) => r.score !== deciding[0].score)) return null;
+  const chosen = deciding.find((r) => r.method === "json") ?? deciding[0];
+  return { score: chosen.score!, reason: chosen.reason, method: chosen.method };
 }

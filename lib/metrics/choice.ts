@@ -1,28 +1,94 @@
 /**
  * Multiple-choice answer extraction for Chinese and English replies, and accuracy scoring.
  *
- * The extractor looks for the reply's final answer, in this order of strength:
- * 1. answer cues ("答案：B", "故选B", "应选 A、C", "the answer is (B)", "Final answer: ACD", "B 正确" ...);
- *    when several cues occur the last one wins, so letters mentioned while reasoning do not count, and a
- *    negated cue ("答案C并不正确", "not C") is skipped;
- * 2. a reply that is only letters ("ACD", "(B)", "B、") or that opens with a labelled option ("B、股骨骨折 ...");
- * 3. the option text instead of the letter (exactly one option's text, the longest match, appears in the reply);
- * 4. a single distinct standalone option letter anywhere in the reply.
- * Anything else is an extraction failure: counted wrong and reported on its own.
+ * The extractor reads the reply's final answer, in this order of strength:
+ * 1. answer statements: a cue followed by option letters ("答案：B", "故选A、C", "The correct answers are A,
+ *    B, and C", "Answers: B, D", "\boxed{C}") or by an option's text ("the answer is primary aldosteronism");
+ *    the last statement wins, so letters mentioned while reasoning and earlier, corrected answers do not count;
+ * 2. verdicts, when no statement exists: "B is correct", "选项C正确", "Both A and D are correct" (negated ones,
+ *    "A is incorrect", "C并不正确", are skipped; several positive verdicts are read together);
+ * 3. a reply that is only letters ("ACD", "(B)", "A，C") or that opens with a labelled option ("B. 急性阑尾炎");
+ * 4. an option's text (or a "none of the above" phrasing, when such an option exists), preferring what follows
+ *    the last concluding phrase and skipping negated mentions;
+ * 5. a single option-like letter ("…首选二甲双胍（A）。").
+ *
+ * "Not extractable" is the outcome whenever the reading is not definite: a final statement hedged between
+ * options ("A or C", "A/B", "或"), letters the item does not have, readings that disagree, or a hedge ("无法确定",
+ * "both are possible") with no statement. A confidently wrong letter costs more than an extraction failure:
+ * unextractable replies count wrong and are reported on their own.
  * @module
  */
+
+/** Which rule decided an extraction. */
+export type ChoiceMethod =
+  | "cue"
+  | "verdict"
+  | "letters_only"
+  | "leading_option"
+  | "option_text"
+  | "lone_letter"
+  | "none";
+
+/** Why nothing was extracted. */
+export type ChoiceFailure = "ambiguous" | "not_an_option" | "no_answer";
 
 /** What the extractor found in a reply. */
 export interface ChoiceExtraction {
   /** Extracted option letters, sorted and distinct; `null` when nothing could be extracted. */
   letters: string[] | null;
-  /** Which rule decided: `cue`, `letters_only`, `leading_option`, `option_text`, `lone_letter`, or `none`. */
-  method: "cue" | "letters_only" | "leading_option" | "option_text" | "lone_letter" | "none";
+  /** Which rule decided (for a failure: the rule that found the unusable answer, or `none`). */
+  method: ChoiceMethod;
+  /** Why `letters` is `null`: hedged between options, not an option of the item, or no answer at all. */
+  failure?: ChoiceFailure;
 }
 
-/** Normalises a reply: NFKC (full-width letters and punctuation to ASCII), markdown emphasis removed. */
+/**
+ * Normalises a reply for reading: NFKC (full-width letters and punctuation to ASCII, Ⅱ to II), line breaks to
+ * `\n`, closed `<think>` blocks dropped when an answer follows them, `\boxed{X}` read as an answer cue, and
+ * markdown emphasis and heading marks removed.
+ */
 export function normalizeReply(text: string): string {
-  return text.normalize("NFKC").replace(/[*_`#]+/g, "").replace(/\r\n?/g, "\n");
+  let t = text.normalize("NFKC").replace(/\r\n?/g, "\n");
+  const outside = t.replace(/<think>[\s\S]*?<\/think>/gi, "").trim();
+  t = outside || t.replace(/<\/?think>/gi, "");
+  t = t.replace(/\\(?:text|textbf|mathrm|mathbf)\s*\{([^{}]*)\}/g, "$1")
+    .replace(/\\boxed\s*\{([^{}]*)\}/g, " 答案：$1 ");
+  return t.replace(/[*_`#~$]+/g, "");
+}
+
+/** A reply or option text reduced for matching: `norm` holds its characters, `at[i]` where `norm[i]` came from. */
+export interface MatchView {
+  /** Lower-case text without whitespace, punctuation or symbols. */
+  norm: string;
+  /** Index in the source text of each character of `norm`. */
+  at: number[];
+}
+
+const IGNORED_FOR_MATCH = /[\s\p{P}\p{S}]/u;
+
+/** Reduces already normalised `text` for matching and keeps where each character came from. */
+function matchView(text: string): MatchView {
+  let norm = "";
+  const at: number[] = [];
+  let i = 0;
+  for (const ch of text) {
+    if (!IGNORED_FOR_MATCH.test(ch)) {
+      for (const unit of ch.toLowerCase()) {
+        norm += unit;
+        at.push(i);
+      }
+    }
+    i += ch.length;
+  }
+  return { norm, at };
+}
+
+/**
+ * The one normalisation used to compare a reply with option and step texts: {@linkcode normalizeReply}, lower
+ * case, whitespace, punctuation and symbols removed. Both sides of every comparison go through it.
+ */
+export function normalizeForMatch(text: string): string {
+  return matchView(normalizeReply(text)).norm;
 }
 
 /** Returns a regex character class matching any of `labels` (e.g. `[ABCD]`). */
@@ -30,86 +96,361 @@ export function labelClass(labels: readonly string[]): string {
   return `[${labels.map((l) => l.replace(/[\]\\^-]/g, "\\$&")).join("")}]`;
 }
 
-const SEPARATOR = String.raw`\s*(?:[、,，;；/&+]|和|及|与|以及|and|,\s*and|or)?\s*`;
+// ---------------------------------------------------------------------------------------------------------
+// Letter lists: "B", "(C)", "A, B, and C", "B和D", "ACD", "A or C" (hedged)
 
-/** Makes the ASCII letters of a cue phrase match either case (the option letters themselves stay upper-case). */
-function anyCase(phrase: string): string {
-  return phrase.replace(/[a-z]/g, (ch) => `[${ch}${ch.toUpperCase()}]`);
+/** A parsed run of option letters. */
+interface LetterList {
+  letters: string[];
+  end: number;
+  /** Joined by "or"/"或"/"/" (or followed by such an alternative): not a definite answer. */
+  hedged: boolean;
 }
 
-function cuePatterns(labels: readonly string[]): RegExp[] {
-  const L = labelClass(labels);
-  const lower = labelClass(labels.map((l) => l.toLowerCase()));
-  // Upper-case letters, or one lower-case letter that ends the clause ("答案:b", "answer: d").
-  const group = String.raw`(${L}(?:${SEPARATOR}${L})*|${lower}(?=\s*(?:$|[.。,，;；)\]）!！])))`;
-  const open = String.raw`[\s:：是为应该选择项]*[(\[（【「"']?\s*`;
-  return [
-    // Chinese cues before the letters: 答案：B / 正确答案是 A、C / 故选B / 应选择C项 / 我选 D / 选项B
-    new RegExp(
-      String
-        .raw`(?:最终答案|正确答案|参考答案|最佳答案|答案|正确选项|最佳选项|故选|应选|应当选|选择|本题选|我选|选项|答|选|而是|应是|应为|应该是)${open}${group}(?![A-Za-z])`,
-      "gm",
-    ),
-    // English cues: the answer is B / final answer: (C) / correct option is A and C / Answer - B / I choose D
-    new RegExp(
-      String.raw`(?:${
-        anyCase(
-          "final answer|correct answer|best answer|right answer|answer|correct options?|best option|i (?:would )?(?:choose|pick|select)|option|choice|it is|it's|rather|instead",
-        )
-      })\s*(?:is|are|would be|should be|=|:|-|：)?\s*(?:options?\s*)?[(\[（]?\s*${group}(?![A-Za-z])`,
-      "gm",
-    ),
-    // Letter followed by a verdict: B 正确 / 选项B是正确的 / (C) is correct
-    new RegExp(
-      String
-        .raw`(?<![A-Za-z])[(\[（]?${group}[)\]）]?\s*(?:项|选项)?\s*(?:是|为)?\s*(?:正确|最佳|最合适|最恰当|${
-        anyCase("is (?:the )?(?:correct|right|best)")
-      })`,
-      "gm",
-    ),
-  ];
+const OPEN = /[(\[（【「"'“‘]/;
+const CLOSE = /[)\]）】」"'”’]/;
+/** Characters that may directly follow an option letter in Chinese text ("A项", "B正确", "C，因为"). */
+const AFTER_LETTER_CJK = /[项選选是为都均正对錯错和与及或以因所故且也而并即的等两三共这才完]/;
+/** Lower-case words that may follow "A" or "I" used as an option letter (otherwise they are English words). */
+const LETTER_FOLLOWERS = new Set([
+  "and",
+  "or",
+  "nor",
+  "is",
+  "are",
+  "was",
+  "were",
+  "because",
+  "since",
+  "as",
+  "which",
+  "with",
+  "here",
+  "for",
+  "given",
+  "due",
+  "then",
+  "so",
+  "but",
+  "would",
+  "should",
+  "seems",
+  "looks",
+  "appears",
+  "best",
+  "only",
+  "seem",
+  "could",
+  "might",
+  "may",
+  "also",
+  "too",
+]);
+const SEPARATOR = /\s*(?:,\s*and\b|,|、|&|\+|\band\b|\bplus\b|\bnor\b|以及|和|及|与|跟|\s)\s*/y;
+const HEDGE_SEPARATOR =
+  /\s*,?\s*(?:\bor\b|或者|或是|或|还是|也可能是|也可能|\/|\|)\s*(?:选|是|\boption\b|\bpossibly\b|\bmaybe\b)?\s*/y;
+const TRAILING_HEDGE =
+  /^\s*[(（]?\s*,?\s*(?:\bor\b|或者|或是|或|还是|也可能是|也可能|\/)\s*(?:选|是|\boption\b|\bpossibly\b|\bmaybe\b)?\s*[(\[（【]?\s*[A-Z](?![A-Za-z])/;
+
+function isLetterBoundary(text: string, index: number): boolean {
+  const next = text[index];
+  if (next === undefined) return true;
+  if (/[A-Za-z0-9]/.test(next)) return false;
+  if (next === "-" && /[\p{L}\d]/u.test(text[index + 1] ?? "")) return false; // D-二聚体, X-ray
+  if (/\p{Script=Han}/u.test(next)) return AFTER_LETTER_CJK.test(next);
+  return true;
 }
+
+/** Reads one option letter (optionally bracketed) at `pos`; multi-letter runs ("ACD") are read as several. */
+function readItem(
+  text: string,
+  pos: number,
+  allowLower: boolean,
+): { letters: string[]; end: number; lower: boolean } | null {
+  let i = pos;
+  const bracketed = OPEN.test(text[i] ?? "");
+  if (bracketed) i++;
+  while (text[i] === " ") i++;
+  const run = /[A-Z]+/y;
+  run.lastIndex = i;
+  const upper = run.exec(text);
+  let letters: string[];
+  let lower = false;
+  if (upper) {
+    letters = [...upper[0]];
+    i += upper[0].length;
+    if (/[a-z]/.test(text[i] ?? "")) return null; // a word ("Answer", "CT"), not letters
+    if (letters.length === 1 && (letters[0] === "A" || letters[0] === "I") && !bracketed) {
+      const word = text.slice(i).match(/^ ([a-z]+)/)?.[1];
+      if (word && !LETTER_FOLLOWERS.has(word)) return null; // "A patient", "I think"
+    }
+  } else if (allowLower && /[a-z]/.test(text[i] ?? "") && !/[A-Za-z]/.test(text[i + 1] ?? "")) {
+    letters = [text[i].toUpperCase()];
+    lower = true;
+    i++;
+  } else return null;
+  while (text[i] === " " && bracketed) i++;
+  if (bracketed && CLOSE.test(text[i] ?? "")) i++;
+  else if (!isLetterBoundary(text, i) && !(CLOSE.test(text[i] ?? ""))) return null;
+  return { letters, end: i, lower };
+}
+
+/** A lower-case letter list counts only when it closes the clause ("答案:b", "the answer is c.", "b and d"). */
+const CLAUSE_END = /^\s*(?:$|[.。,，;；)\]）!！\n])/;
+
+/** Parses a list of option letters starting at `pos`; `null` when no letter stands there. */
+function readLetterList(text: string, pos: number, allowLower: boolean): LetterList | null {
+  const first = readItem(text, pos, allowLower);
+  if (!first) return null;
+  const letters = [...first.letters];
+  let end = first.end;
+  let hedged = false;
+  for (;;) {
+    const tries: [RegExp, boolean][] = [[HEDGE_SEPARATOR, true], [SEPARATOR, false]];
+    let advanced = false;
+    for (const [separator, hedge] of tries) {
+      separator.lastIndex = end;
+      const sep = separator.exec(text);
+      if (!sep) continue;
+      const item = readItem(text, end + sep[0].length, first.lower);
+      if (item && item.lower !== first.lower) continue;
+      if (!item) continue;
+      letters.push(...item.letters);
+      end = item.end;
+      hedged ||= hedge;
+      advanced = true;
+      break;
+    }
+    if (!advanced) break;
+  }
+  if (first.lower && !CLAUSE_END.test(text.slice(end))) return null;
+  if (TRAILING_HEDGE.test(text.slice(end))) hedged = true;
+  return { letters, end, hedged };
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Statements: cue + letters / option text, and verdicts
+
+const CUE_ZH = String
+  .raw`正确的说法|正确的叙述|正确的描述|最终答案|最后答案|正确答案|参考答案|标准答案|最佳答案|答案|正确选项|最佳选项|正确的选项|正确的答案|正确的是|正确的有|正确项|故选|应选择|应当选择|应该选择|应选|应当选|应该选|本题选|我选|我的选择|我的答案|选择|而是|答(?!题)|(?<![首候挑筛精评预])选(?![项题择用取药方])`;
+const CUE_EN = String
+  .raw`\b(?:final answers?|correct answers?|best answers?|right answers?|answers?|correct options?|correct choices?|best options?|best choices?|right options?|correct responses?|correct ones|right ones|(?:correct|true|right) statements?|(?:which|that) is|i (?:would |will )?(?:choose|pick|select|go with)|i'd (?:choose|pick|select|go with)|i'm going with|my (?:final )?(?:answer|choice|pick|selection)|it is|it's|it must be|it should be)\b`;
+const CUE = new RegExp(`${CUE_ZH}|${CUE_EN}`, "gi");
+/** Words and marks between a cue and its letters ("is", "are", "：", "应为", "选项", "both" …). */
+const FILLER =
+  /(?:\s+|[:：=】\]→]|->|[-–—](?![A-Za-z\d])|\b(?:is|are|was|would be|should be|will be|must be|be|probably|likely|most likely|definitely|clearly|therefore|thus|either|both|the|here|options?|choices?|letters?)\b|修正为|更正为|改为|应该是|应当是|可能是|应为|应是|为|是|应选|选择|选项|选|项|即|有)/y;
 
 const NEGATION_BEFORE =
-  /(?:不是|并非|而非|排除|不选|不应选|not|isn't|rather than|instead of|except)\s*(?:选项|option)?\s*[(\[（]?\s*$/i;
+  /(?:\bnot|n't|\bneither|\bnever|rather than|instead of|\bexcept|不是|并非|而非|排除|不选|不应选|除了?)\s*(?:options?|选项)?\s*[(\[（]?\s*$/i;
 const NEGATION_AFTER =
-  /^\s*[)\]）]?\s*(?:项|选项)?\s*(?:并|是|也)?\s*(?:不正确|错误|不对|不符|不是|不恰当|不合适|is (?:not|in)correct|is wrong|is not|are not|are wrong)/i;
+  /^\s*[)\]）】]?\s*(?:项|选项|options?)?\s*(?:的说法|的描述|所述)?\s*(?:都|均|也|并|亦)?\s*(?:是|为)?\s*(?:不|非|错|有误|wrong|incorrect|(?:is|are|was|were)\s+(?:not|wrong|incorrect|false|unlikely|less likely|excluded)|isn't|aren't|can be (?:excluded|ruled out))/i;
+const VERDICT_AFTER =
+  /^\s*[)\]）】]?\s*(?:项|选项|options?)?\s*(?:的说法|的描述|所述)?\s*(?:完全|确实|才是|才|都|均|也)?\s*(?:是|为)?\s*(?:最)?(?:正确|对的|最佳|最合适|最恰当|最准确|最可能|符合题意)|^\s*[)\]）】]?\s*(?:(?:is|are)\s+(?:both\s+|all\s+)?(?:the\s+)?(?:correct|right|best|most appropriate|most likely|true|accurate)\b(?!\s+(?:about|regarding|in that|but|only)))/i;
 
-function lettersOf(group: string, labels: readonly string[]): string[] {
-  // Only upper-case letters are options ("A and C" must not yield D); a lone lower-case letter is one.
-  const chars = group.length === 1 ? [group.toUpperCase()] : [...group];
-  const set = new Set(chars.filter((ch) => labels.includes(ch)));
-  return [...set].sort();
-}
-
-interface CueHit {
+/** One answer statement found in a reply. */
+interface Statement {
   index: number;
-  letters: string[];
+  /** Letters read, `null` when the statement is unusable (see `failure`). */
+  letters: string[] | null;
+  failure?: ChoiceFailure;
 }
 
-function cueHits(text: string, labels: readonly string[]): CueHit[] {
-  const hits: CueHit[] = [];
-  for (const pattern of cuePatterns(labels)) {
-    for (const match of text.matchAll(pattern)) {
-      const group = match[1];
-      const groupStart = match.index! + match[0].lastIndexOf(group);
-      const before = text.slice(Math.max(0, match.index! - 12), match.index!) +
-        text.slice(match.index!, groupStart);
-      const after = text.slice(groupStart + group.length, groupStart + group.length + 14);
-      if (NEGATION_BEFORE.test(before) || NEGATION_AFTER.test(after)) continue;
-      hits.push({ index: groupStart, letters: lettersOf(group, labels) });
+/** Option texts prepared for matching (and "none/all of the above" options with their phrasings). */
+interface OptionIndex {
+  options: { label: string; view: string }[];
+  /** Label of the item's "none of the above" option, if any. */
+  none?: string;
+  /** Label of the item's "all of the above" option, if any. */
+  all?: string;
+}
+
+const NONE_PHRASE =
+  /以上(?:选项|各项|答案|说法)?(?:都|均|皆|全)(?:不是|不对|不正确|错误|非|不符合)|以上皆非|(?:都|均)不正确|none of (?:the )?(?:above|these|those|options|choices|answers|the listed)|no(?:ne)? (?:of the )?(?:options?|choices?|answers?) (?:is|are) correct|all (?:of the )?(?:options|choices|answers) (?:are|is) (?:incorrect|wrong)/i;
+const ALL_PHRASE =
+  /以上(?:选项|各项|答案|说法)?(?:都|均|皆|全)(?:是|对|正确)|all of (?:the )?(?:above|these|those)/i;
+
+function indexOptions(options: Record<string, string>, labels: readonly string[]): OptionIndex {
+  const index: OptionIndex = { options: [] };
+  for (const [label, body] of Object.entries(options)) {
+    if (!labels.includes(label)) continue;
+    const text = normalizeReply(body).trim();
+    const whole = (re: RegExp) => new RegExp(`^(?:${re.source})[.。]?$`, "i").test(text);
+    if (whole(NONE_PHRASE)) index.none = label;
+    else if (whole(ALL_PHRASE)) index.all = label;
+    const view = matchView(text).norm;
+    if (view.length >= 2) index.options.push({ label, view });
+  }
+  return index;
+}
+
+/** The longest option whose text starts at `text[pos]` (ignoring spacing and punctuation), if any. */
+function optionAt(text: string, pos: number, index: OptionIndex): string | null {
+  const rest = text.slice(pos, pos + 200);
+  const none = rest.match(new RegExp(`^\\s*(?:${NONE_PHRASE.source})`, "i"));
+  if (none) return index.none ?? "";
+  if (index.all && new RegExp(`^\\s*(?:${ALL_PHRASE.source})`, "i").test(rest)) return index.all;
+  const view = matchView(rest).norm;
+  let best: { label: string; length: number } | null = null;
+  for (const o of index.options) {
+    if (view.startsWith(o.view) && (!best || o.view.length > best.length)) {
+      best = { label: o.label, length: o.view.length };
     }
   }
-  return hits.sort((a, b) => a.index - b.index);
+  return best?.label ?? null;
 }
 
-function normalizeOptionText(text: string): string {
-  return text.normalize("NFKC").toLowerCase().replace(/[\s\p{P}]+/gu, "");
+function toStatement(index: number, list: LetterList, labels: readonly string[]): Statement {
+  if (list.hedged) return { index, letters: null, failure: "ambiguous" };
+  const letters = [...new Set(list.letters)].sort();
+  if (letters.some((l) => !labels.includes(l))) return { index, letters: null, failure: "not_an_option" };
+  return { index, letters };
+}
+
+function cueStatements(text: string, labels: readonly string[], index: OptionIndex): Statement[] {
+  const found: Statement[] = [];
+  for (const cue of text.matchAll(CUE)) {
+    let pos = cue.index! + cue[0].length;
+    const before = text.slice(Math.max(0, cue.index! - 12), cue.index!);
+    if (/(?:\bnot|不是|并非|而非|不应?|别|勿)\s*(?:the\s+)?$/i.test(before)) continue;
+    for (let steps = 0; steps < 10; steps++) {
+      FILLER.lastIndex = pos;
+      const filler = FILLER.exec(text);
+      if (!filler || pos - (cue.index! + cue[0].length) > 40) break;
+      pos += filler[0].length;
+    }
+    const between = text.slice(cue.index!, pos);
+    if (/\b(?:not|n't)\b|不是|并非|不选/i.test(between)) continue;
+    const option = optionAt(text, pos, index);
+    if (option !== null) {
+      found.push(
+        option === ""
+          ? { index: pos, letters: null, failure: "no_answer" }
+          : { index: pos, letters: [option] },
+      );
+      continue;
+    }
+    const list = readLetterList(text, pos, true);
+    if (!list || NEGATION_AFTER.test(text.slice(list.end, list.end + 24))) continue;
+    // "So the answer is C?" asks rather than answers.
+    if (/^[^。！!\n]{0,30}?[?？]/.test(text.slice(list.end).replace(/\.\s[\s\S]*$/, ""))) continue;
+    found.push(toStatement(pos, list, labels));
+  }
+  return found;
+}
+
+function verdictStatements(text: string, labels: readonly string[]): Statement[] {
+  const found: Statement[] = [];
+  const starts = new RegExp(String.raw`(?<![A-Za-z])[(\[（【]?[A-Z](?![a-z])`, "g");
+  let skipUntil = 0;
+  for (const m of text.matchAll(starts)) {
+    if (m.index! < skipUntil) continue;
+    const list = readLetterList(text, m.index!, false);
+    if (!list) continue;
+    skipUntil = list.end;
+    const after = text.slice(list.end, list.end + 40);
+    if (!VERDICT_AFTER.test(after)) continue;
+    if (NEGATION_BEFORE.test(text.slice(Math.max(0, m.index! - 16), m.index!))) continue;
+    found.push(toStatement(m.index!, list, labels));
+  }
+  return found;
+}
+
+/** Words that withdraw an earlier answer, so a later, different one is a correction rather than a contradiction. */
+const CORRECTION =
+  /actually|wait|correction|correct myself|reconsider|on second thought|re-?evaluat|re-?examin|I was wrong|mistake|\bbut\b|however|instead|initially|at first|更正|修正|纠正|重新|不对|有误|改为|改选|再想|再看|仔细|进一步|但|不过|然而|起初|初步|最初|一开始/i;
+
+// ---------------------------------------------------------------------------------------------------------
+// Fallbacks: option text and lone letters
+
+const UNCERTAIN =
+  /无法确定|不能确定|不确定|无法判断|难以判断|无法选择|都有可能|均有可能|都可以|都有道理|需要更多信息|信息不足|cannot (?:be )?determine|can't (?:be )?determine|cannot decide|can't decide|not sure|unsure|uncertain|could be either|either could|both\b.{0,24}\b(?:plausible|possible|reasonable)|either\b.{0,24}\bor\b|insufficient information|more information/i;
+const CONCLUSION =
+  /therefore|thus|hence|\bso\b|in conclusion|in summary|overall|most likely|best answer|answer is|diagnosis is|consistent with|故|因此|所以|综上|总之|最可能|诊断为|诊断是|考虑为|首选|答案/gi;
+const MENTION_NEGATED_BEFORE =
+  /(?:\bnot|\bno|rule out|ruled out|unlikely|exclude[sd]?|against|rather than|instead of|不是|并非|而非|排除|除外|不考虑|不支持|不符合|不太可能|否定)\s*(?:the\s+)?$/i;
+const MENTION_NEGATED_AFTER =
+  /^\s*(?:is|was|seems|are)?\s*(?:unlikely|less likely|ruled out|excluded|not|incorrect|wrong|可排除|被排除|不太可能|可能性小|不符合|不正确|错误|除外)/i;
+
+function optionTextReading(text: string, index: OptionIndex): string[] | null {
+  const view = matchView(text);
+  const conclusions = [...text.matchAll(CONCLUSION)].map((m) => m.index! + m[0].length);
+  const mentions: { label: string; start: number; end: number }[] = [];
+  for (const o of index.options) {
+    for (let from = view.norm.indexOf(o.view); from >= 0; from = view.norm.indexOf(o.view, from + 1)) {
+      const start = view.at[from];
+      const end = view.at[from + o.view.length - 1] + 1;
+      // Whole words and numbers only: "0.1 mg/kg" is not mentioned in "0.01 mg/kg", nor "CT" in "SPECT".
+      const inside = (a: string, b: string) => /[A-Za-z0-9]/.test(a) && /[A-Za-z0-9]/.test(b);
+      if (inside(text[start - 1] ?? "", text[start]) || inside(text[end - 1], text[end] ?? "")) continue;
+      if (/\d\.$/.test(text.slice(0, start)) && /\d/.test(text[start])) continue;
+      mentions.push({ label: o.label, start, end });
+    }
+  }
+  for (const phrase of [index.none && NONE_PHRASE, index.all && ALL_PHRASE]) {
+    if (!phrase) continue;
+    for (const m of text.matchAll(new RegExp(phrase.source, "gi"))) {
+      mentions.push({
+        label: phrase === NONE_PHRASE ? index.none! : index.all!,
+        start: m.index!,
+        end: m.index! + m[0].length,
+      });
+    }
+  }
+  const maximal = mentions.filter((m) =>
+    !mentions.some((o) =>
+      o !== m && o.start <= m.start && o.end >= m.end && o.end - o.start > m.end - m.start
+    )
+  );
+  const affirmed = maximal.filter((m) =>
+    !MENTION_NEGATED_BEFORE.test(text.slice(Math.max(0, m.start - 12), m.start)) &&
+    !MENTION_NEGATED_AFTER.test(text.slice(m.end, m.end + 16))
+  );
+  const last = conclusions.length ? conclusions[conclusions.length - 1] : -1;
+  const concluding = affirmed.filter((m) => m.start >= last);
+  const pool = concluding.length ? concluding : affirmed;
+  const labels = [...new Set(pool.map((m) => m.label))];
+  if (labels.length > 1) {
+    // Several options named as one list ("spironolactone and lisinopril") are read together.
+    const ordered = [...pool].sort((a, b) => a.start - b.start);
+    const joined = ordered.every((m, i) =>
+      i === 0 ||
+      /^\s*(?:,|、|，|&|\+|\band\b|和|及|与|以及|\s)*\s*$/i.test(text.slice(ordered[i - 1].end, m.start))
+    );
+    return joined ? labels.sort() : [];
+  }
+  return labels.length === 1 ? labels : null;
+}
+
+/** Words before a letter that make it part of a name ("vitamin D", "type A", "乙型", "血型是A"). */
+const NAME_BEFORE =
+  /(?:vitamin|type|hepatitis|hemophilia|haemophilia|grade|plan|class|stage|group|lead|phase|level|category|blood|血型|维生素|乙型|甲型|[A-Za-z]-)\s*(?:is|was|为|是)?\s*$/i;
+/** What may stand before an option-like lone letter ("… is B,", "为（A）", "选项C"). */
+const OPTION_BEFORE = /(?:\b(?:is|be|option|choice|answer)|是|为|选|选项|答案)\s*[:：]?\s*$/i;
+
+/** Letters standing alone as options (bracketed, cued by "is"/"为", or closing a clause), negated ones left out. */
+function loneLetters(text: string, labels: readonly string[]): string[] {
+  const seen = new Set<string>();
+  const starts = /(?<![A-Za-z0-9])[(\[（【]?[A-Z](?![A-Za-z])/g;
+  let skipUntil = 0;
+  for (const m of text.matchAll(starts)) {
+    if (m.index! < skipUntil) continue;
+    const list = readLetterList(text, m.index!, false);
+    if (!list) continue;
+    skipUntil = list.end;
+    const before = text.slice(Math.max(0, m.index! - 16), m.index!);
+    const after = text.slice(list.end, list.end + 24);
+    if (NEGATION_BEFORE.test(before) || NEGATION_AFTER.test(after) || NAME_BEFORE.test(before)) continue;
+    const bracketed = /^[(\[（【]/.test(m[0]) && /[)\]）】]\s*$/.test(text.slice(m.index!, list.end));
+    const closes = /^\s*(?:$|[、:：)）]|[.。](?!\s*[a-z])|[,，;；!！?？\n]|项|选项)/.test(after);
+    if (!bracketed && !OPTION_BEFORE.test(before) && !closes) continue;
+    for (const letter of list.letters) if (labels.includes(letter)) seen.add(letter);
+  }
+  return [...seen].sort();
 }
 
 /**
  * Extracts the chosen option letters from `reply`. `labels` are the item's option letters (default A–E);
- * `options` (letter → text) enables matching option text written instead of the letter.
+ * `options` (letter → text) lets an answer given as option text, or as "none of the above", be read.
  */
 export function extractChoice(
   reply: string,
@@ -117,32 +458,60 @@ export function extractChoice(
   options: Record<string, string> = {},
 ): ChoiceExtraction {
   const text = normalizeReply(reply).trim();
-  if (!text) return { letters: null, method: "none" };
+  if (!text) return { letters: null, method: "none", failure: "no_answer" };
+  const index = indexOptions(options, labels);
+  const decide = (statement: Statement, method: ChoiceMethod): ChoiceExtraction =>
+    statement.letters
+      ? { letters: statement.letters, method }
+      : { letters: null, method, failure: statement.failure };
+
+  const cues = cueStatements(text, labels, index);
+  if (cues.length) {
+    const last = cues[cues.length - 1];
+    const key = (st: Statement) => st.letters?.join("") ?? "";
+    const earlier = cues.filter((c) => c !== last && c.letters && key(c) !== key(last));
+    const since = earlier.length ? text.slice(earlier[earlier.length - 1].index, last.index) : "";
+    if (earlier.length && !CORRECTION.test(since)) {
+      return { letters: null, method: "cue", failure: "ambiguous" };
+    }
+    return decide(last, "cue");
+  }
+
+  const verdicts = verdictStatements(text, labels);
+  if (verdicts.length) {
+    const unusable = verdicts.find((v) => !v.letters);
+    if (unusable) return decide(unusable, "verdict");
+    return { letters: [...new Set(verdicts.flatMap((v) => v.letters!))].sort(), method: "verdict" };
+  }
+
   const L = labelClass(labels);
-
-  const hits = cueHits(text, labels);
-  if (hits.length) return { letters: hits[hits.length - 1].letters, method: "cue" };
-
-  const lettersOnly = new RegExp(String.raw`^[(\[（]?\s*(${L}(?:${SEPARATOR}${L})*)\s*[)\]）]?[.。、:：]?$`);
-  const only = text.match(lettersOnly);
-  if (only) return { letters: lettersOf(only[1], labels), method: "letters_only" };
-
-  const leading = text.match(new RegExp(String.raw`^[(\[（]?(${L})[)\]）]?\s*[.、．:：)）]\s*\S`));
-  if (leading) return { letters: [leading[1]], method: "leading_option" };
-
-  const normalized = normalizeOptionText(text);
-  const matched = Object.entries(options)
-    .map(([label, body]) => [label, normalizeOptionText(body)] as const)
-    .filter(([, body]) => body.length >= 2 && normalized.includes(body));
-  const maximal = matched.filter(([, body]) =>
-    !matched.some(([, other]) => other !== body && other.includes(body))
+  const onlyLetters = text.match(/^[(\[（【]?\s*[A-Za-z][\s\S]{0,40}$/)
+    ? readLetterList(text, 0, true)
+    : null;
+  if (onlyLetters && /^\s*[.。、:：]?\s*$/.test(text.slice(onlyLetters.end))) {
+    return decide(toStatement(0, onlyLetters, labels), "letters_only");
+  }
+  const uncertain = UNCERTAIN.test(text);
+  const leading = text.match(
+    new RegExp(String.raw`^(?:选项|option\s*)?[(\[（]?(${L})[)\]）]?\s*[.、:：)）]\s*\S`, "i"),
   );
-  if (maximal.length === 1) return { letters: [maximal[0][0]], method: "option_text" };
+  if (leading && !uncertain) return { letters: [leading[1]], method: "leading_option" };
+  if (uncertain) return { letters: null, method: "none", failure: "ambiguous" };
 
-  const lone = new RegExp(String.raw`(?<![A-Za-z])(${L})(?![A-Za-z])(?!\s+[a-z]{2,})`, "g");
-  const seen = new Set([...text.matchAll(lone)].map((m) => m[1]));
-  if (seen.size === 1) return { letters: [...seen], method: "lone_letter" };
-  return { letters: null, method: "none" };
+  if (!index.none && NONE_PHRASE.test(text)) {
+    return { letters: null, method: "none", failure: "not_an_option" };
+  }
+  const byText = optionTextReading(text, index);
+  const lone = loneLetters(text, labels);
+  if (byText?.length) {
+    if (lone.length && lone.join("") !== byText.join("")) {
+      return { letters: null, method: "option_text", failure: "ambiguous" };
+    }
+    return { letters: byText, method: "option_text" };
+  }
+  if (byText?.length === 0) return { letters: null, method: "option_text", failure: "ambiguous" };
+  if (lone.length === 1) return { letters: lone, method: "lone_letter" };
+  return { letters: null, method: "none", failure: lone.length > 1 ? "ambiguous" : "no_answer" };
 }
 
 /** Returns `true` when the extracted letters are exactly the answer key's letters. */

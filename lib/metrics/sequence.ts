@@ -10,7 +10,7 @@
  *   the reply counts as an extraction failure.
  * @module
  */
-import { labelClass, normalizeReply } from "./choice.ts";
+import { labelClass, normalizeForMatch, normalizeReply } from "./choice.ts";
 
 /** What the parser found in a reply. */
 export interface OrderExtraction {
@@ -19,6 +19,8 @@ export interface OrderExtraction {
   /** Which rule decided: `cue`, `chain`, `run`, `numbered_list`, or `none`. */
   method: "cue" | "chain" | "run" | "numbered_list" | "none";
 }
+
+const CHINESE_DIGITS = "一二三四五六七八九十";
 
 const LINK = String.raw`\s*(?:>|＞|→|->|—>|=>|⇒|,|，|、|;|；|-|–|—|\s)\s*`;
 
@@ -55,17 +57,22 @@ export function extractOrder(
   const runs = [...text.matchAll(new RegExp(String.raw`(?<![A-Za-z])(${L}{2,})(?![A-Za-z])`, "g"))];
   if (runs.length) return { order: letters(runs[runs.length - 1][1]), method: "run" };
 
+  // Step texts and reply lines are compared in one normal form (normalizeForMatch), so "Ⅱ期" in a step
+  // matches "II期" (or "Ⅱ期") in the reply, and full-width forms match their ASCII forms.
+  const probes = Object.entries(steps)
+    .map(([label, step]) => ({ label, probe: normalizeForMatch(step).slice(0, 12) }))
+    .filter((p) => p.probe.length >= 4);
   const items: { n: number; label: string }[] = [];
   for (const line of text.split("\n")) {
-    const m = line.match(/^\s*(?:第\s*)?(\d{1,2})\s*(?:步)?\s*[.、)）:：]\s*(.*)$/);
+    const m = line.match(/^\s*(?:第\s*)?(\d{1,2}|[一二三四五六七八九十])\s*(?:步)?\s*[.、)）:：]\s*(.*)$/);
     if (!m) continue;
     const body = m[2];
     const lead = body.match(new RegExp(String.raw`^[(\[（]?(${L})(?![A-Za-z])`));
-    const label = lead?.[1] ?? Object.entries(steps).find(([, step]) => {
-      const probe = step.replace(/[\s\p{P}]+/gu, "").slice(0, 12);
-      return probe.length >= 4 && body.replace(/[\s\p{P}]+/gu, "").includes(probe);
-    })?.[0];
-    if (label) items.push({ n: Number(m[1]), label });
+    const view = normalizeForMatch(body);
+    const quoted = probes.filter((p) => view.includes(p.probe));
+    // A line quoting two steps' openings is read as the one it quotes longest.
+    const label = lead?.[1] ?? quoted.sort((a, b) => b.probe.length - a.probe.length)[0]?.label;
+    if (label) items.push({ n: CHINESE_DIGITS.indexOf(m[1]) + 1 || Number(m[1]), label });
   }
   if (items.length >= 2) {
     return { order: items.sort((a, b) => a.n - b.n).map((i) => i.label), method: "numbered_list" };

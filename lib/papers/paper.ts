@@ -6,6 +6,7 @@
 import { InputError } from "../core/errors.ts";
 import { parseRecord } from "../core/validate.ts";
 import { type PaperFile, PaperFileSchema, type PaperTable } from "./schema.ts";
+import { readTextStrict } from "../core/text_file.ts";
 
 /** A printed number: its value and half a unit of its last printed digit (0 for exact counts). */
 export interface PrintedNumber {
@@ -128,7 +129,7 @@ export function toPaper(value: unknown, path: string): Paper {
 
 /** Reads and validates one paper file. */
 export async function loadPaper(path: string): Promise<Paper> {
-  const text = await Deno.readTextFile(path);
+  const text = await readTextStrict(path);
   let value: unknown;
   try {
     value = JSON.parse(text);

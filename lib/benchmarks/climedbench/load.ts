@@ -8,6 +8,7 @@ import type { Sample } from "../../core/sample.ts";
 import { parseRecord } from "../../core/validate.ts";
 import { type ClimedItem, ClimedItemSchema } from "./schema.ts";
 import { type QuestionType, scenarioByCode } from "./scenarios.ts";
+import { readTextStrict } from "../../core/text_file.ts";
 
 /** Benchmark name in samples and summaries. */
 export const BENCHMARK = "climedbench";
@@ -115,12 +116,7 @@ export function itemToSample(item: ClimedItem, file: string, record: string): Sa
 
 /** Reads and validates a CliMedBench JSONL file (blank lines and `//` comment lines are skipped). */
 export async function loadClimedBench(path: string): Promise<Sample[]> {
-  let text: string;
-  try {
-    text = await Deno.readTextFile(path);
-  } catch (err) {
-    throw new InputError({ file: path }, `cannot read: ${err instanceof Error ? err.message : err}`);
-  }
+  const text = await readTextStrict(path);
   const samples: Sample[] = [];
   const seen = new Map<string, number>();
   for (const [i, raw] of text.split("\n").entries()) {

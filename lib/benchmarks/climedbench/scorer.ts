@@ -27,6 +27,8 @@ export interface ClimedScoreDetail {
   method?: string;
   /** `true` when no answer could be extracted (choice and sequencing only). */
   extraction_failed?: boolean;
+  /** Why a choice reply could not be read: `ambiguous`, `not_an_option` or `no_answer`. */
+  failure?: string;
   /** KE: ROUGE-1 precision and recall. */
   precision?: number;
   /** KE: ROUGE-1 recall. */
@@ -60,6 +62,7 @@ export function climedScorer(): Scorer {
           extracted: got.letters,
           method: got.method,
           extraction_failed: got.letters === null,
+          ...(got.failure ? { failure: got.failure } : {}),
         });
       }
       if (type === "sequencing") {

@@ -8,6 +8,7 @@ import { z } from "zod";
 import { parseCsv } from "../../core/csv.ts";
 import { InputError } from "../../core/errors.ts";
 import { parseRecord } from "../../core/validate.ts";
+import { readTextStrict } from "../../core/text_file.ts";
 
 /** Human ratings of one MTG answer. */
 export interface HumanRating {
@@ -56,7 +57,7 @@ const RowSchema = z.object({
 
 /** Reads a human-evaluation CSV into ratings by sample id. Throws a one-line {@linkcode InputError}. */
 export async function loadHumanRatings(path: string): Promise<Map<string, HumanRating>> {
-  const rows = parseCsv(await Deno.readTextFile(path));
+  const rows = parseCsv(await readTextStrict(path));
   if (rows.length === 0) throw new InputError({ file: path }, "empty file");
   const header = rows[0].fields.map((h) => h.trim());
   for (const required of ["sample_id", "safety", "B", "C", "D", "E"]) {

@@ -8,6 +8,7 @@ import { parseLenientJson } from "../../core/lenient_json.ts";
 import type { Sample } from "../../core/sample.ts";
 import { parseRecord } from "../../core/validate.ts";
 import { CATEGORY_ALIASES, DIFFICULTY_ALIASES, type LlmEvalMedItem, LlmEvalMedItemSchema } from "./schema.ts";
+import { readTextStrict } from "../../core/text_file.ts";
 
 /** Samples plus what the loader had to tolerate, for the run's notes. */
 export interface LoadResult {
@@ -121,12 +122,7 @@ export function parseLlmEvalMedJsonl(text: string, file: string): LoadResult {
 
 /** Loads a `.json` (published form) or `.jsonl` file. Throws a one-line {@linkcode InputError} on bad input. */
 export async function loadLlmEvalMed(path: string): Promise<LoadResult> {
-  let text: string;
-  try {
-    text = await Deno.readTextFile(path);
-  } catch (err) {
-    throw new InputError({ file: path }, `cannot read file (${err instanceof Error ? err.message : err})`);
-  }
+  const text = await readTextStrict(path);
   const result = path.endsWith(".jsonl") ? parseLlmEvalMedJsonl(text, path) : parseLlmEvalMedJson(text, path);
   if (result.samples.length === 0) throw new InputError({ file: path }, "no items found");
   return result;
