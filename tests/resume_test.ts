@@ -2,19 +2,9 @@ import { assert, assertEquals, assertStringIncludes } from "@std/assert";
 import { RunStore } from "../lib/store/run_store.ts";
 import { scriptedReply } from "./fake_judge.ts";
 import { startFakeServer } from "./fake_server.ts";
+import { cli, ROOT } from "./run_cli.ts";
 
-const ROOT = new URL("..", import.meta.url).pathname;
 const SAMPLE = `${ROOT}data/llmeval_med/sample.json`;
-
-function cli(args: string[]): Deno.Command {
-  return new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", `${ROOT}lib/cli/main.ts`, ...args],
-    cwd: ROOT,
-    stdout: "piped",
-    stderr: "piped",
-    stdin: "null",
-  });
-}
 
 function evalCommand(url: string, out: string, resume: boolean): Deno.Command {
   return cli([

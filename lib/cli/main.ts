@@ -4,37 +4,73 @@
  * @module
  */
 import { parseArgs } from "node:util";
-import { BENCHMARKS } from "../benchmarks/registry.ts";
+import { BENCHMARKS, getTask } from "../benchmarks/registry.ts";
 import { ConfigError, InputError } from "../core/errors.ts";
 import { safeName } from "../core/fs.ts";
-import { runEval } from "../pipeline/run_eval.ts";
+import { EVAL_OPTIONS, taskOptions } from "../pipeline/eval_options.ts";
+import { type EvalConfig, runEval } from "../pipeline/run_eval.ts";
 import { redact } from "../providers/redact.ts";
 import { formatEstimate } from "../report/tables.ts";
 import { downloadDataset, DOWNLOADS } from "./download.ts";
 import { reproduce, reproduceEnv } from "./reproduce.ts";
 
+/** Usage of `deno task eval`, generated from the option table; for one benchmark when `benchmark` is given. */
+async function evalUsage(benchmark?: string): Promise<string> {
+  const tasks = await Promise.all(Object.keys(BENCHMARKS).map((name) => getTask(name)));
+  const task = benchmark ? await getTask(benchmark) : undefined;
+  const options = task ? taskOptions(task) : EVAL_OPTIONS;
+  const lines = [`usage: deno task eval ${task?.name ?? "<benchmark>"} --model NAME [options]`, ""];
+  if (task) lines.push(`${task.title}: ${task.description}`, "");
+  for (const section of new Set(options.map((o) => o.section))) {
+    const inSection = options.filter((o) => o.section === section);
+    const users = tasks.filter((t) => t.flags.includes(inSection[0].flag)).map((t) => t.name);
+    lines.push(`${section}${task || inSection[0].scope === "common" ? "" : ` (${users.join(", ")} only)`}:`);
+    for (const o of inSection) {
+      lines.push(`${`  --${o.flag}${o.value ? ` ${o.value}` : ""}`.padEnd(30)} ${o.help}`);
+    }
+  }
+  lines.push(`${"  --help".padEnd(30)} this text; \`deno task eval <benchmark> --help\` for one benchmark`);
+  if (!task) lines.push("", `benchmarks: ${tasks.map((t) => t.name).join(", ")}`);
+  return lines.join("\n");
+}
+
 const USAGE = `usage:
-  deno task eval <benchmark> --model NAME [--base-url URL] [--api-key-env VAR]
-                 [--judge NAME [--judge-base-url URL] [--judge-api-key-env VAR]] [--judge-runs 3]
-                 [--data PATH] [--limit N] [--concurrency N] [--judge-concurrency N] [--out DIR] [--resume]
-                 [--temperature T] [--max-tokens N] [--seed N] [--judge-temperature T] [--judge-seed N]
-                 [--timeout SECONDS] [--max-retries N] [--human-eval CSV] [--no-render]
-                 [--ablation cot | perturb:KIND[@RATE] ...] [--perturb-seed N] [--buckets length:K]
-                 [--embed-model NAME [--embed-base-url URL]]
-      perturbation kinds: shape, homophone, traditional, symbol, mixed (rate default 0.12), nota
+  deno task eval <benchmark> --model NAME [options]     (deno task eval --help lists the options)
   deno task reproduce [--out DIR] [--no-render] [--data-dir DIR]
                       [--models A,B --judge NAME [--base-url URL] [--limit N]]
       (or MEDEVAL_MODELS, MEDEVAL_JUDGE_MODEL, OPENAI_BASE_URL, MEDEVAL_LIMIT, MEDEVAL_DATA_DIR)
   deno task download <benchmark>
-benchmarks: ${Object.keys(BENCHMARKS).join(", ")}
-offline stand-ins: --model offline:reference | offline:retrieval, --judge offline:overlap`;
+benchmarks: ${Object.keys(BENCHMARKS).join(", ")}`;
 
 function numberFlag(values: Record<string, unknown>, name: string): number | undefined {
   const raw = values[name];
   if (raw === undefined) return undefined;
   const value = Number(raw);
-  if (!Number.isFinite(value)) throw new ConfigError(`--${name} expects a number, got "${raw}"`);
+  if (raw === "" || !Number.isFinite(value)) {
+    throw new ConfigError(`--${name} expects a number, got "${raw}"`);
+  }
   return value;
+}
+
+/** Turns parsed flag values into an {@linkcode EvalConfig} (types converted; ranges are checked by the plan). */
+function evalConfig(benchmark: string, values: Record<string, unknown>): EvalConfig {
+  const config: Record<string, unknown> = { benchmark };
+  for (const option of EVAL_OPTIONS) {
+    const raw = values[option.flag];
+    if (raw === undefined) continue;
+    if (option.kind === "integer" || option.kind === "number") {
+      config[option.key] = numberFlag(values, option.flag);
+    } else if (option.kind === "boolean") config[option.key] = option.negates ? !raw : raw;
+    else config[option.key] = raw;
+  }
+  if (!config.model) {
+    throw new ConfigError(
+      "--model is required (a served model name, or offline:reference / offline:retrieval)",
+    );
+  }
+  const stamp = new Date().toISOString().replace(/[:.]/g, "-");
+  config.out ??= `runs/${benchmark}/${safeName(String(config.model))}-${stamp}`;
+  return config as unknown as EvalConfig;
 }
 
 async function evalCommand(args: string[]): Promise<number> {
@@ -42,76 +78,29 @@ async function evalCommand(args: string[]): Promise<number> {
     args,
     allowPositionals: true,
     options: {
-      model: { type: "string" },
-      "base-url": { type: "string" },
-      "api-key-env": { type: "string" },
-      judge: { type: "string" },
-      "judge-base-url": { type: "string" },
-      "judge-api-key-env": { type: "string" },
-      "judge-runs": { type: "string" },
-      data: { type: "string" },
-      limit: { type: "string" },
-      concurrency: { type: "string" },
-      "judge-concurrency": { type: "string" },
-      out: { type: "string" },
-      resume: { type: "boolean" },
-      temperature: { type: "string" },
-      "max-tokens": { type: "string" },
-      seed: { type: "string" },
-      "judge-temperature": { type: "string" },
-      "judge-seed": { type: "string" },
-      timeout: { type: "string" },
-      "max-retries": { type: "string" },
-      "human-eval": { type: "string" },
-      "no-render": { type: "boolean" },
-      quiet: { type: "boolean" },
-      ablation: { type: "string", multiple: true },
-      "perturb-seed": { type: "string" },
-      buckets: { type: "string" },
-      "embed-model": { type: "string" },
-      "embed-base-url": { type: "string" },
+      ...Object.fromEntries(
+        EVAL_OPTIONS.map((o) => [
+          o.flag,
+          o.kind === "boolean"
+            ? { type: "boolean" as const }
+            : { type: "string" as const, multiple: o.kind === "strings" },
+        ]),
+      ),
+      help: { type: "boolean", short: "h" },
     },
   });
   const benchmark = positionals[0];
-  if (!benchmark) throw new ConfigError("name a benchmark, e.g. `deno task eval llmeval-med --model ...`");
-  if (!values.model) {
-    throw new ConfigError(
-      "--model is required (a served model name, or offline:reference / offline:retrieval)",
-    );
+  if (positionals.length > 1) {
+    throw new ConfigError(`one benchmark at a time; unexpected "${positionals[1]}" (flags start with --)`);
   }
-  const stamp = new Date().toISOString().replace(/[:.]/g, "-");
-  const out = values.out ?? `runs/${benchmark}/${safeName(values.model)}-${stamp}`;
-  const result = await runEval({
-    benchmark,
-    model: values.model,
-    baseUrl: values["base-url"],
-    apiKeyEnv: values["api-key-env"],
-    judge: values.judge,
-    judgeBaseUrl: values["judge-base-url"],
-    judgeApiKeyEnv: values["judge-api-key-env"],
-    judgeRuns: numberFlag(values, "judge-runs"),
-    data: values.data,
-    limit: numberFlag(values, "limit"),
-    concurrency: numberFlag(values, "concurrency"),
-    judgeConcurrency: numberFlag(values, "judge-concurrency"),
-    out,
-    resume: values.resume ?? false,
-    temperature: numberFlag(values, "temperature"),
-    maxTokens: numberFlag(values, "max-tokens"),
-    seed: numberFlag(values, "seed"),
-    judgeTemperature: numberFlag(values, "judge-temperature"),
-    judgeSeed: numberFlag(values, "judge-seed"),
-    timeoutSeconds: numberFlag(values, "timeout"),
-    maxRetries: numberFlag(values, "max-retries"),
-    humanEval: values["human-eval"],
-    ablations: values.ablation,
-    perturbSeed: numberFlag(values, "perturb-seed"),
-    buckets: values.buckets,
-    embedModel: values["embed-model"],
-    embedBaseUrl: values["embed-base-url"],
-    renderFigures: !values["no-render"],
-    progress: !values.quiet,
-  });
+  if (values.help) {
+    console.log(await evalUsage(benchmark));
+    return 0;
+  }
+  if (!benchmark) {
+    throw new ConfigError("name a benchmark, e.g. `deno task eval llmeval-med --model ...` (see --help)");
+  }
+  const result = await runEval(evalConfig(benchmark, values));
   for (const s of result.conditions) {
     console.log(
       `${s.benchmark} | ${s.model} | ${s.condition} | judge ${s.judge ?? "none"}${

@@ -111,9 +111,13 @@ async function runBenchmark(name: string, task: Task, options: ReproduceOptions)
       benchmark: name,
       model: run.model,
       baseUrl: run.real ? options.baseUrl : undefined,
-      judge: run.judge,
-      judgeBaseUrl: run.real ? options.baseUrl : undefined,
-      judgeRuns: run.real ? undefined : 1,
+      ...(needsJudge
+        ? {
+          judge: run.judge,
+          judgeBaseUrl: run.real ? options.baseUrl : undefined,
+          judgeRuns: run.real ? undefined : 1,
+        }
+        : {}),
       limit: run.real ? options.limit : undefined,
       data,
       out,

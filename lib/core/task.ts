@@ -93,6 +93,13 @@ export interface Task {
   readonly defaultDataPath: string;
   /** Fields tables group by, e.g. `category`, `difficulty`. */
   readonly groupFields: readonly string[];
+  /**
+   * The benchmark-specific flags it uses, beyond those every benchmark takes (e.g. `judge`, `judge-runs`,
+   * `human-eval`, `embed-model`); any other benchmark-specific flag given for it is an error, not ignored.
+   */
+  readonly flags: readonly string[];
+  /** One paragraph for `deno task eval <benchmark> --help`: what is asked, how it is scored. */
+  readonly description: string;
   /** Default generation parameters of the model under test. */
   readonly generation: GenerationParams;
   /** Reads and validates a data file. Throws `InputError` with a one-line message on bad input. */

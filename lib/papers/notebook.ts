@@ -3,6 +3,7 @@
  * as Markdown, and its figures rendered to SVG text.
  * @module
  */
+import { readTextStrict } from "../core/text_file.ts";
 import { FigureRenderer, type FigureSpec } from "../report/figures.ts";
 import { toMarkdown } from "../report/tables.ts";
 import { checkClaims, type DataFacts } from "./claims.ts";
@@ -43,7 +44,7 @@ export async function paperFiguresSvg(paper: Paper, dir?: string): Promise<Recor
       const [path] = await renderer.render(out, name, spec as Parameters<FigureRenderer["render"]>[2], [
         "svg",
       ]);
-      svgs[name] = await Deno.readTextFile(path);
+      svgs[name] = await readTextStrict(path);
     }
   } finally {
     await renderer.close();

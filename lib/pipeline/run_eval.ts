@@ -5,13 +5,14 @@
  * @module
  */
 import {
+  type AppliedCondition,
   applyCondition,
   baselineCondition,
   type Condition,
   conditionSolver,
   parseAblation,
 } from "../ablations/condition.ts";
-import { parseBucketSpec } from "../analysis/buckets.ts";
+import { type BucketSpec, parseBucketSpec } from "../analysis/buckets.ts";
 import { getTask } from "../benchmarks/registry.ts";
 import { ConfigError } from "../core/errors.ts";
 import { pathExists } from "../core/fs.ts";
@@ -23,13 +24,15 @@ import { codeVersion } from "../core/version.ts";
 import { type Judge, LlmJudge } from "../judges/judge.ts";
 import { OverlapJudge } from "../judges/overlap_judge.ts";
 import { Caller } from "../providers/caller.ts";
-import { StoreEmbedder } from "../providers/embeddings.ts";
+import { type EmbedderConfig, StoreEmbedder } from "../providers/embeddings.ts";
 import { createProvider, resolveBaseUrl } from "../providers/factory.ts";
+import { endpointLabel } from "../providers/openai.ts";
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from "../providers/retry.ts";
 import { Progress } from "../report/progress.ts";
 import type { Summary } from "../report/summary.ts";
-import type { GenerationParams } from "../providers/types.ts";
+import type { ChatProvider, GenerationParams } from "../providers/types.ts";
 import { RunStore } from "../store/run_store.ts";
+import { checkEvalOptions } from "./eval_options.ts";
 import { type ConditionResult, writeRunOutputs } from "./write_outputs.ts";
 
 /** Everything `deno task eval` can be told. */
@@ -131,34 +134,37 @@ function timeoutMs(config: EvalConfig): number {
   return (config.timeoutSeconds ?? 120) * 1000;
 }
 
-function resolveJudge(
-  config: EvalConfig,
-  task: Task,
-  store: RunStore,
-  progress: Progress,
-  retry: RetryPolicy,
-): Judge | undefined {
-  const needsJudge = task.scorers.some((s) => s.needsJudge);
-  if (!needsJudge) return undefined;
+/** The judge a plan settled on: an offline stand-in, or a provider the judge caller will wrap. */
+type JudgePlan = { offline: OverlapJudge } | { provider: ChatProvider };
+
+function planJudge(config: EvalConfig, task: Task): JudgePlan | undefined {
+  if (!task.scorers.some((s) => s.needsJudge)) return undefined;
   if (!config.judge) {
     throw new ConfigError(
-      `${task.name} is scored by a judge: pass --judge NAME (with --judge-base-url URL), or --judge offline:overlap for an offline smoke test; the model under test is never used as its own judge by default`,
+      `--judge: ${task.name} is scored by a judge: pass --judge NAME (with --judge-base-url URL), or --judge offline:overlap for an offline smoke test; the model under test is never used as its own judge by default`,
     );
   }
-  if (config.judge === "offline:overlap") return new OverlapJudge();
-  const provider = createProvider({
-    model: config.judge,
-    baseUrl: config.judgeBaseUrl ?? (config.model.startsWith("offline:") ? undefined : config.baseUrl),
-    apiKeyEnv: config.judgeApiKeyEnv ?? (Deno.env.get("JUDGE_API_KEY") ? "JUDGE_API_KEY" : "OPENAI_API_KEY"),
-    timeoutMs: timeoutMs(config),
-    concurrency: config.judgeConcurrency ?? config.concurrency ?? 8,
-  });
+  if (config.judge === "offline:overlap") return { offline: new OverlapJudge() };
   if (!task.judgePrompt) throw new ConfigError(`${task.name} has no judge prompt`);
-  return new LlmJudge(new Caller(provider, store, "judge", retry, progress), {
-    buildPrompt: task.judgePrompt,
-    seed: config.judgeSeed ?? 0,
-    temperature: config.judgeTemperature,
-  });
+  const apiKeyEnv = config.judgeApiKeyEnv ??
+    (Deno.env.get("JUDGE_API_KEY") ? "JUDGE_API_KEY" : "OPENAI_API_KEY");
+  if (config.judgeApiKeyEnv) requireEnv("judge-api-key-env", config.judgeApiKeyEnv);
+  return {
+    provider: createProvider({
+      model: config.judge,
+      baseUrl: config.judgeBaseUrl ?? (config.model.startsWith("offline:") ? undefined : config.baseUrl),
+      apiKeyEnv,
+      timeoutMs: timeoutMs(config),
+      concurrency: config.judgeConcurrency ?? config.concurrency ?? 8,
+    }),
+  };
+}
+
+/** A variable named by `--FLAG VAR` must be set: a typo would otherwise send requests without a key. */
+function requireEnv(flag: string, name: string): void {
+  if (Deno.env.get(name) === undefined) {
+    throw new ConfigError(`--${flag}: the environment variable ${name} is not set`);
+  }
 }
 
 /** The part of the manifest a resumed run must match: everything that changes which calls are made. */
@@ -211,81 +217,166 @@ function checkSame(storePath: string, what: string, stored: unknown, current: un
   }
 }
 
-/** Runs one evaluation as configured and writes its outputs. Throws ConfigError/InputError on bad settings. */
-export async function runEval(config: EvalConfig): Promise<EvalResult> {
+/** A run checked from end to end: everything it needs, resolved, with nothing written and nothing sent. */
+export interface EvalPlan {
+  /** The settings as given. */
+  config: EvalConfig;
+  /** The benchmark. */
+  task: Task;
+  /** Data file read. */
+  dataPath: string;
+  /** The samples to evaluate (after `limit`), validated. */
+  samples: Sample[];
+  /** The baseline first, then each ablation, each with its samples as the model will see them. */
+  conditions: { condition: Condition; applied: AppliedCondition }[];
+  /** Seed of the perturbations, as recorded in notes. */
+  perturbSeed: string;
+  /** Length buckets to tabulate, if asked for. */
+  buckets?: BucketSpec;
+  /** Judge runs per answer. */
+  judgeRuns: number;
+  /** The model's generation parameters (benchmark defaults with the flags applied). */
+  generation: GenerationParams;
+  /** Retry policy of every caller. */
+  retry: RetryPolicy;
+  /** The model under test. */
+  provider: ChatProvider;
+  /** The judge, for judge-scored benchmarks. */
+  judge?: JudgePlan;
+  /** The embeddings endpoint, when `--embed-model` is given. */
+  embed?: EmbedderConfig;
+  /** What a resumed run must match. */
+  identity: ReturnType<typeof runIdentity>;
+  /** Path of the run store. */
+  storePath: string;
+}
+
+/**
+ * Checks the whole configuration and the data without writing a file or sending a request: unknown or
+ * undeclared flags, numbers out of range, a missing judge, bad base URLs, unset key variables, conditions that
+ * change nothing, and an existing run store without `--resume` are each a one-line {@linkcode ConfigError}
+ * naming the flag; bad data is an `InputError` naming file, record and field.
+ */
+export async function planEval(config: EvalConfig): Promise<EvalPlan> {
   const task = await getTask(config.benchmark, { humanEval: config.humanEval });
+  checkEvalOptions(config, task);
+  if (config.apiKeyEnv) requireEnv("api-key-env", config.apiKeyEnv);
   const dataPath = config.data ?? new URL(`../../${task.defaultDataPath}`, import.meta.url).pathname;
   const samples = limitSamples(await task.load(dataPath), config.limit);
   const judgeRuns = config.judgeRuns ?? 3;
-  if (!Number.isInteger(judgeRuns) || judgeRuns < 1) {
-    throw new ConfigError(`--judge-runs must be an integer ≥ 1, got ${judgeRuns}`);
-  }
-  const seed = String(config.perturbSeed ?? 0);
+  const perturbSeed = String(config.perturbSeed ?? 0);
   const conditions = [
     baselineCondition(config.condition ?? "default"),
-    ...(config.ablations ?? []).map((a) => parseAblation(a, seed)),
+    ...(config.ablations ?? []).map((a) => parseAblation(a, perturbSeed)),
   ];
   if (new Set(conditions.map((c) => c.name)).size !== conditions.length) {
-    throw new ConfigError(`conditions repeat: ${conditions.map((c) => c.name).join(", ")}`);
+    throw new ConfigError(`--ablation: conditions repeat: ${conditions.map((c) => c.name).join(", ")}`);
+  }
+  const applied = conditions.map((condition) => ({ condition, applied: applyCondition(condition, samples) }));
+  for (const { condition, applied: a } of applied) {
+    if (condition.kind === "perturb" && a.notApplicable === samples.length) {
+      throw new ConfigError(
+        `--ablation ${condition.name}: changes none of the ${samples.length} ${task.name} samples` +
+          (condition.perturb!.kind === "nota" ? " (it applies to single-answer choice items)" : ""),
+      );
+    }
   }
   const buckets = config.buckets ? parseBucketSpec(config.buckets) : undefined;
-
-  await Deno.mkdir(config.out, { recursive: true });
+  const judge = planJudge(config, task);
+  const provider = createProvider({
+    model: config.model,
+    baseUrl: config.baseUrl,
+    apiKeyEnv: config.apiKeyEnv,
+    timeoutMs: timeoutMs(config),
+    concurrency: config.concurrency,
+  }, samples);
+  const generation: GenerationParams = {
+    ...task.generation,
+    ...(config.temperature !== undefined ? { temperature: config.temperature } : {}),
+    ...(config.maxTokens !== undefined ? { maxTokens: config.maxTokens } : {}),
+    ...(config.seed !== undefined ? { seed: config.seed } : {}),
+  };
+  const embed: EmbedderConfig | undefined = config.embedModel
+    ? {
+      model: config.embedModel,
+      baseURL: resolveBaseUrl(
+        config.embedBaseUrl ?? config.baseUrl,
+        `--embed-model: embeddings model "${config.embedModel}"`,
+        "--embed-base-url URL (or --base-url)",
+      ),
+      apiKey: Deno.env.get(config.apiKeyEnv ?? "OPENAI_API_KEY"),
+      timeoutMs: timeoutMs(config),
+      concurrency: config.concurrency,
+    }
+    : undefined;
+  const judgeLabel = judge ? ("offline" in judge ? judge.offline.label : judge.provider.label) : null;
+  const identity = runIdentity(
+    config,
+    task,
+    {
+      generation,
+      judgeRuns,
+      judge: judgeLabel,
+      embedder: embed ? endpointLabel(embed.model, embed.baseURL) : null,
+    },
+    await hashFile(dataPath),
+    samples.length,
+  );
   const storePath = `${config.out}/run.sqlite`;
   if (!config.resume && await pathExists(storePath)) {
     throw new ConfigError(
-      `${storePath} already holds a run: pass --resume to continue it, or choose another --out`,
+      `--out: ${storePath} already holds a run: pass --resume to continue it, or choose another --out`,
     );
   }
+  const retry = {
+    ...DEFAULT_RETRY_POLICY,
+    ...config.retryPolicy,
+    ...(config.maxRetries !== undefined ? { maxRetries: config.maxRetries } : {}),
+  };
+  return {
+    config,
+    task,
+    dataPath,
+    samples,
+    conditions: applied,
+    perturbSeed,
+    buckets,
+    judgeRuns,
+    generation,
+    retry,
+    provider,
+    judge,
+    embed,
+    identity,
+    storePath,
+  };
+}
+
+/** Runs one evaluation as configured and writes its outputs. Throws ConfigError/InputError on bad settings. */
+export async function runEval(config: EvalConfig): Promise<EvalResult> {
+  return await executeEval(await planEval(config));
+}
+
+/** Carries out a checked plan: opens (or resumes) the run store, runs every condition, writes the outputs. */
+export async function executeEval(plan: EvalPlan): Promise<EvalResult> {
+  const { config, task, samples, judgeRuns, retry, provider, identity, storePath } = plan;
+  await Deno.mkdir(config.out, { recursive: true });
   const store = new RunStore(storePath);
   try {
-    const units = progressUnits(samples, task.scorers, judgeRuns) * conditions.length;
+    const units = progressUnits(samples, task.scorers, judgeRuns) * plan.conditions.length;
     const progress = new Progress(`${task.name} ${config.model}`, units, {
       enabled: config.progress ?? true,
     });
-    const retry = {
-      ...DEFAULT_RETRY_POLICY,
-      ...config.retryPolicy,
-      ...(config.maxRetries !== undefined ? { maxRetries: config.maxRetries } : {}),
-    };
-    const judge = resolveJudge(config, task, store, progress, retry);
-    const provider = createProvider({
-      model: config.model,
-      baseUrl: config.baseUrl,
-      apiKeyEnv: config.apiKeyEnv,
-      timeoutMs: timeoutMs(config),
-      concurrency: config.concurrency,
-    }, samples);
-    const generation: GenerationParams = {
-      ...task.generation,
-      ...(config.temperature !== undefined ? { temperature: config.temperature } : {}),
-      ...(config.maxTokens !== undefined ? { maxTokens: config.maxTokens } : {}),
-      ...(config.seed !== undefined ? { seed: config.seed } : {}),
-    };
-    const embedder = config.embedModel
-      ? new StoreEmbedder(
-        {
-          model: config.embedModel,
-          baseURL: resolveBaseUrl(
-            config.embedBaseUrl ?? config.baseUrl,
-            `embeddings model "${config.embedModel}"`,
-            "--embed-base-url URL (or --base-url)",
-          ),
-          apiKey: Deno.env.get(config.apiKeyEnv ?? "OPENAI_API_KEY"),
-          timeoutMs: timeoutMs(config),
-          concurrency: config.concurrency,
-        },
-        store,
-        retry,
-      )
-      : undefined;
-    const identity = runIdentity(
-      config,
-      task,
-      { generation, judgeRuns, judge: judge?.label ?? null, embedder: embedder?.label ?? null },
-      await hashFile(dataPath),
-      samples.length,
-    );
+    const judge: Judge | undefined = !plan.judge
+      ? undefined
+      : "offline" in plan.judge
+      ? plan.judge.offline
+      : new LlmJudge(new Caller(plan.judge.provider, store, "judge", retry, progress), {
+        buildPrompt: task.judgePrompt!,
+        seed: config.judgeSeed ?? 0,
+        temperature: config.judgeTemperature,
+      });
+    const embedder = plan.embed ? new StoreEmbedder(plan.embed, store, retry) : undefined;
     const previous = store.manifest();
     if (previous) {
       const old = previous.identity as Record<string, unknown>;
@@ -296,14 +387,14 @@ export async function runEval(config: EvalConfig): Promise<EvalResult> {
         identity,
         model: { name: provider.model, label: provider.label, offline: provider.offline },
         judge: judge ? { label: judge.label, offline: judge.offline } : null,
-        data: { path: dataPath, sha256: identity.data_sha256, samples: samples.length },
+        data: { path: plan.dataPath, sha256: identity.data_sha256, samples: samples.length },
         code: await codeVersion(),
         runtime: { deno: Deno.version.deno, os: Deno.build.os },
         created_at: new Date().toISOString(),
       });
     }
     const stored = previous ?? {};
-    for (const condition of conditions) {
+    for (const { condition } of plan.conditions) {
       const key = `condition:${condition.name}`;
       const current = conditionIdentity(condition, task);
       if (key in stored) checkSame(storePath, key, stored[key], current);
@@ -314,8 +405,7 @@ export async function runEval(config: EvalConfig): Promise<EvalResult> {
     const modelCaller = new Caller(provider, store, "model", retry, progress);
     let failures = 0;
     const results: ConditionResult[] = [];
-    for (const condition of conditions) {
-      const applied = applyCondition(condition, samples);
+    for (const { condition, applied } of plan.conditions) {
       if (applied.achievedRate !== null) {
         store.logEvent("perturbation", {
           condition: condition.name,
@@ -329,7 +419,7 @@ export async function runEval(config: EvalConfig): Promise<EvalResult> {
         solver: conditionSolver(condition, task),
         scorers: task.scorers,
         model: modelCaller,
-        generation,
+        generation: plan.generation,
         judge,
         judgeRuns,
         embedder,
@@ -358,7 +448,7 @@ export async function runEval(config: EvalConfig): Promise<EvalResult> {
               (applied.achievedRate * 100).toFixed(2)
             }% of non-whitespace input characters changed (requested ${
               (condition.perturb!.rate * 100).toFixed(1)
-            }%), seed ${seed}`,
+            }%), seed ${plan.perturbSeed}`,
         );
       }
       results.push({ condition, summary, rows: task.rows(view, labels), samples: applied.samples });
@@ -369,7 +459,7 @@ export async function runEval(config: EvalConfig): Promise<EvalResult> {
       task,
       store,
       results,
-      buckets,
+      buckets: plan.buckets,
       render: config.renderFigures ?? true,
     });
     const judgeCaller = judge instanceof LlmJudge ? judge.caller : undefined;

@@ -8,7 +8,7 @@ import { hashValue } from "../core/hash.ts";
 import type { Embedder } from "../core/task.ts";
 import type { RunStore } from "../store/run_store.ts";
 import { Limiter } from "./limiter.ts";
-import { classifyError } from "./openai.ts";
+import { classifyError, endpointLabel } from "./openai.ts";
 import { registerSecret } from "./redact.ts";
 import { DEFAULT_RETRY_POLICY, type RetryPolicy, withRetry } from "./retry.ts";
 
@@ -40,8 +40,7 @@ export class StoreEmbedder implements Embedder {
     readonly retry: RetryPolicy = DEFAULT_RETRY_POLICY,
   ) {
     registerSecret(config.apiKey);
-    const url = new URL(config.baseURL);
-    this.label = `${config.model} @ ${url.host}${url.pathname.replace(/\/$/, "")}`;
+    this.label = endpointLabel(config.model, config.baseURL);
     this.#client = new OpenAI({
       baseURL: config.baseURL,
       apiKey: config.apiKey || "not-needed",

@@ -27,6 +27,12 @@ export interface OpenAIProviderConfig {
   concurrency?: number;
 }
 
+/** Returns `model @ host/path` for a model served at `baseURL` (credentials in the URL left out). */
+export function endpointLabel(model: string, baseURL: string): string {
+  const url = new URL(baseURL);
+  return `${model} @ ${url.host}${url.pathname.replace(/\/$/, "")}`;
+}
+
 /** Calls `/chat/completions` of an OpenAI-compatible server. Does not retry: the caller's retry loop does. */
 export class OpenAIProvider implements ChatProvider {
   /** Model name sent to the server. */
@@ -48,10 +54,7 @@ export class OpenAIProvider implements ChatProvider {
     this.model = config.model;
     this.concurrency = config.concurrency ?? 8;
     this.#timeoutMs = config.timeoutMs ?? 120_000;
-    const url = new URL(config.baseURL);
-    url.username = "";
-    url.password = "";
-    this.label = `${config.model} @ ${url.host}${url.pathname.replace(/\/$/, "")}`;
+    this.label = endpointLabel(config.model, config.baseURL);
     this.#client = new OpenAI({
       baseURL: config.baseURL,
       apiKey: config.apiKey || "not-needed",

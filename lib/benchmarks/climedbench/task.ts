@@ -17,6 +17,12 @@ export function createClimedBenchTask(): Promise<Task> {
     title: "CliMedBench",
     defaultDataPath: "data/climedbench/sample.jsonl",
     groupFields: GROUP_FIELDS,
+    flags: ["embed-model", "embed-base-url"],
+    description:
+      "14 clinical scenarios: choice items scored by accuracy (answers extracted from the reply; " +
+      "unreadable replies reported as extraction failures), sequencing by Kendall's tau-b, knowledge " +
+      "explanations by ROUGE-1, wrong-treatment detection by embedding similarity (--embed-model; else an " +
+      "offline character TF-IDF cosine, labelled OFFLINE). Tables in the paper's Table 2 layout.",
     generation: { maxTokens: 1024 },
     load: loadClimedBench,
     solver: climedSolver("vanilla"),

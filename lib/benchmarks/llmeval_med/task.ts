@@ -27,6 +27,20 @@ export async function createLlmEvalMedTask(options: LlmEvalMedOptions = {}): Pro
     title: "LLMEval-Med",
     defaultDataPath: "data/llmeval_med/sample.json",
     groupFields: GROUP_FIELDS,
+    flags: [
+      "judge",
+      "judge-base-url",
+      "judge-api-key-env",
+      "judge-runs",
+      "judge-concurrency",
+      "judge-temperature",
+      "judge-seed",
+      "human-eval",
+    ],
+    description:
+      "667 open questions in 5 categories (multi-turn conversations asked round by round with the " +
+      "model's own answers); each answer graded 1-5 by an LLM judge against the question's checklist, " +
+      "--judge-runs times; usable = mean score >= 4; usability per category, category2 and difficulty, and OP.",
     // The protocol samples with up to 2,048 new tokens.
     generation: { maxTokens: 2048 },
     load: async (path) => (await loadLlmEvalMed(path)).samples,

@@ -1,0 +1,348 @@
+/**
+ * Every setting of an evaluation run, in one table: its command-line flag, its field in
+ * {@linkcode EvalConfig}, its kind and range, its help text, and whether every benchmark takes it or only the
+ * benchmarks that declare it (`Task.flags`). The command line builds its parser, its usage text and the
+ * config from this table; the plan checks ranges and declared flags against it before anything is written.
+ * @module
+ */
+import { ConfigError } from "../core/errors.ts";
+import type { Task } from "../core/task.ts";
+import type { EvalConfig } from "./run_eval.ts";
+
+/** One setting of `deno task eval`. */
+export interface EvalOption {
+  /** Flag name without dashes, e.g. `judge-runs`. */
+  flag: string;
+  /** Field of {@linkcode EvalConfig} it sets. */
+  key: keyof EvalConfig;
+  /** `string`, `strings` (repeatable), `integer`, `number`, or `boolean` (a switch). */
+  kind: "string" | "strings" | "integer" | "number" | "boolean";
+  /** A switch that sets its field to `false` (`--no-render` → `renderFigures: false`). */
+  negates?: boolean;
+  /** Placeholder shown in usage, e.g. `N`, `URL`. */
+  value?: string;
+  /** Smallest allowed value (numbers). */
+  min?: number;
+  /** Largest allowed value (numbers). */
+  max?: number;
+  /** `true` when the value must be greater than `min` rather than at least `min`. */
+  exclusiveMin?: boolean;
+  /** `common`: every benchmark takes it; `benchmark`: only benchmarks whose `Task.flags` list it. */
+  scope: "common" | "benchmark";
+  /** Usage section. */
+  section: "model" | "data and output" | "run" | "ablations" | "judge" | "embeddings" | "human ratings";
+  /** One line of help. */
+  help: string;
+}
+
+/** All settings of `deno task eval`, in the order usage lists them. */
+export const EVAL_OPTIONS: readonly EvalOption[] = [
+  {
+    flag: "model",
+    key: "model",
+    kind: "string",
+    value: "NAME",
+    scope: "common",
+    section: "model",
+    help: "model under test: a served model name, or offline:reference / offline:retrieval (required)",
+  },
+  {
+    flag: "base-url",
+    key: "baseUrl",
+    kind: "string",
+    value: "URL",
+    scope: "common",
+    section: "model",
+    help: "its OpenAI-compatible base URL (default $OPENAI_BASE_URL)",
+  },
+  {
+    flag: "api-key-env",
+    key: "apiKeyEnv",
+    kind: "string",
+    value: "VAR",
+    scope: "common",
+    section: "model",
+    help: "environment variable holding its API key (default OPENAI_API_KEY; never pass a key itself)",
+  },
+  {
+    flag: "temperature",
+    key: "temperature",
+    kind: "number",
+    value: "T",
+    min: 0,
+    max: 2,
+    scope: "common",
+    section: "model",
+    help: "sampling temperature (default: the server's)",
+  },
+  {
+    flag: "max-tokens",
+    key: "maxTokens",
+    kind: "integer",
+    value: "N",
+    min: 1,
+    scope: "common",
+    section: "model",
+    help: "new tokens per answer (default: the benchmark's)",
+  },
+  {
+    flag: "seed",
+    key: "seed",
+    kind: "integer",
+    value: "N",
+    min: 0,
+    scope: "common",
+    section: "model",
+    help: "sampling seed sent to the model",
+  },
+  {
+    flag: "data",
+    key: "data",
+    kind: "string",
+    value: "PATH",
+    scope: "common",
+    section: "data and output",
+    help: "data file (default: the sample the project ships)",
+  },
+  {
+    flag: "limit",
+    key: "limit",
+    kind: "integer",
+    value: "N",
+    min: 1,
+    scope: "common",
+    section: "data and output",
+    help: "evaluate at most N samples (whole conversations, in file order)",
+  },
+  {
+    flag: "out",
+    key: "out",
+    kind: "string",
+    value: "DIR",
+    scope: "common",
+    section: "data and output",
+    help: "output directory (default runs/<benchmark>/<model>-<time>)",
+  },
+  {
+    flag: "resume",
+    key: "resume",
+    kind: "boolean",
+    scope: "common",
+    section: "data and output",
+    help: "continue the run store in --out (same data, prompts, model and settings)",
+  },
+  {
+    flag: "no-render",
+    key: "renderFigures",
+    kind: "boolean",
+    negates: true,
+    scope: "common",
+    section: "data and output",
+    help: "write HTML figures only (no Chromium for SVG/PNG/PDF)",
+  },
+  {
+    flag: "quiet",
+    key: "progress",
+    kind: "boolean",
+    negates: true,
+    scope: "common",
+    section: "data and output",
+    help: "no progress line",
+  },
+  {
+    flag: "concurrency",
+    key: "concurrency",
+    kind: "integer",
+    value: "N",
+    min: 1,
+    scope: "common",
+    section: "run",
+    help: "model requests in flight (default 8)",
+  },
+  {
+    flag: "timeout",
+    key: "timeoutSeconds",
+    kind: "number",
+    value: "SECONDS",
+    min: 0,
+    exclusiveMin: true,
+    scope: "common",
+    section: "run",
+    help: "request timeout (default 120)",
+  },
+  {
+    flag: "max-retries",
+    key: "maxRetries",
+    kind: "integer",
+    value: "N",
+    min: 0,
+    scope: "common",
+    section: "run",
+    help: "retries per call after a retryable failure (default 6)",
+  },
+  {
+    flag: "ablation",
+    key: "ablations",
+    kind: "strings",
+    value: "SPEC",
+    scope: "common",
+    section: "ablations",
+    help: "condition beside the baseline, repeatable: cot, perturb:KIND[@RATE] " +
+      "(KIND shape, homophone, traditional, symbol, mixed; rate default 0.12), perturb:nota",
+  },
+  {
+    flag: "perturb-seed",
+    key: "perturbSeed",
+    kind: "integer",
+    value: "N",
+    min: 0,
+    scope: "common",
+    section: "ablations",
+    help: "seed of the perturbations (default 0)",
+  },
+  {
+    flag: "buckets",
+    key: "buckets",
+    kind: "string",
+    value: "length:K",
+    scope: "common",
+    section: "ablations",
+    help: "input-length buckets (characters and cl100k tokens), 2 <= K <= 100",
+  },
+  {
+    flag: "judge",
+    key: "judge",
+    kind: "string",
+    value: "NAME",
+    scope: "benchmark",
+    section: "judge",
+    help: "judge model, or offline:overlap for an offline smoke test (required: never the model itself)",
+  },
+  {
+    flag: "judge-base-url",
+    key: "judgeBaseUrl",
+    kind: "string",
+    value: "URL",
+    scope: "benchmark",
+    section: "judge",
+    help: "judge base URL (default: the model's, then $OPENAI_BASE_URL)",
+  },
+  {
+    flag: "judge-api-key-env",
+    key: "judgeApiKeyEnv",
+    kind: "string",
+    value: "VAR",
+    scope: "benchmark",
+    section: "judge",
+    help: "variable holding the judge's key (default JUDGE_API_KEY if set, else OPENAI_API_KEY)",
+  },
+  {
+    flag: "judge-runs",
+    key: "judgeRuns",
+    kind: "integer",
+    value: "N",
+    min: 1,
+    scope: "benchmark",
+    section: "judge",
+    help: "judgings per answer (default 3, the protocol's)",
+  },
+  {
+    flag: "judge-concurrency",
+    key: "judgeConcurrency",
+    kind: "integer",
+    value: "N",
+    min: 1,
+    scope: "benchmark",
+    section: "judge",
+    help: "judge requests in flight (default: --concurrency)",
+  },
+  {
+    flag: "judge-temperature",
+    key: "judgeTemperature",
+    kind: "number",
+    value: "T",
+    min: 0,
+    max: 2,
+    scope: "benchmark",
+    section: "judge",
+    help: "judge sampling temperature",
+  },
+  {
+    flag: "judge-seed",
+    key: "judgeSeed",
+    kind: "integer",
+    value: "N",
+    min: 0,
+    scope: "benchmark",
+    section: "judge",
+    help: "seed of judge run 1; run r uses N + r - 1 (default 0)",
+  },
+  {
+    flag: "embed-model",
+    key: "embedModel",
+    kind: "string",
+    value: "NAME",
+    scope: "benchmark",
+    section: "embeddings",
+    help: "embeddings model for similarity (default: offline character TF-IDF, labelled OFFLINE)",
+  },
+  {
+    flag: "embed-base-url",
+    key: "embedBaseUrl",
+    kind: "string",
+    value: "URL",
+    scope: "benchmark",
+    section: "embeddings",
+    help: "its base URL (default: --base-url)",
+  },
+  {
+    flag: "human-eval",
+    key: "humanEval",
+    kind: "string",
+    value: "CSV",
+    scope: "benchmark",
+    section: "human ratings",
+    help: "human ratings sample_id,safety,B,C,D,E (MTG piecewise rule with Safety veto)",
+  },
+];
+
+/** Returns the option set by `flag`, if any. */
+export function evalOption(flag: string): EvalOption | undefined {
+  return EVAL_OPTIONS.find((o) => o.flag === flag);
+}
+
+/** Returns the options `task` takes: every common one and the benchmark options it declares. */
+export function taskOptions(task: Pick<Task, "flags">): EvalOption[] {
+  return EVAL_OPTIONS.filter((o) => o.scope === "common" || task.flags.includes(o.flag));
+}
+
+/**
+ * Checks `config` against the table for `task`: benchmark options the task does not declare, and numbers out
+ * of range or not integers, are a {@linkcode ConfigError} naming the flag.
+ */
+export function checkEvalOptions(config: EvalConfig, task: Pick<Task, "name" | "flags">): void {
+  for (const option of EVAL_OPTIONS) {
+    const value = config[option.key];
+    if (value === undefined) continue;
+    if (option.scope === "benchmark" && !task.flags.includes(option.flag)) {
+      const own = task.flags.map((f) => `--${f}`).join(", ") || "none";
+      throw new ConfigError(`--${option.flag} is not used by ${task.name} (its own flags: ${own})`);
+    }
+    if (option.kind !== "integer" && option.kind !== "number") continue;
+    const n = value as number;
+    const range = [
+      option.min !== undefined ? `${option.exclusiveMin ? ">" : ">="} ${option.min}` : "",
+      option.max !== undefined ? `<= ${option.max}` : "",
+    ].filter(Boolean).join(" and ");
+    const wrong = !Number.isFinite(n) || (option.kind === "integer" && !Number.isInteger(n)) ||
+      (option.min !== undefined && (option.exclusiveMin ? n <= option.min : n < option.min)) ||
+      (option.max !== undefined && n > option.max);
+    if (wrong) {
+      throw new ConfigError(
+        `--${option.flag} expects ${option.kind === "integer" ? "an integer" : "a number"}${
+          range ? ` ${range}` : ""
+        }, got ${n}`,
+      );
+    }
+  }
+}

@@ -1,0 +1,120 @@
+import { assert, assertEquals, assertStringIncludes } from "@std/assert";
+import { ROOT, runCli } from "./run_cli.ts";
+
+const LLMEVAL = ["eval", "llmeval-med", "--data", `${ROOT}data/llmeval_med/sample.json`, "--limit", "2"];
+const CLIMED = ["eval", "climedbench", "--data", `${ROOT}data/climedbench/sample.jsonl`, "--limit", "2"];
+const OFFLINE = ["--model", "offline:reference", "--no-render", "--quiet"];
+
+async function exists(path: string): Promise<boolean> {
+  try {
+    await Deno.stat(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+Deno.test("CLI: eval --help and eval <benchmark> --help print usage and exit 0", async () => {
+  const all = await runCli(["eval", "--help"]);
+  assertEquals(all.code, 0, all.stderr);
+  for (const flag of ["--model", "--judge-runs", "--embed-model", "--human-eval", "--ablation"]) {
+    assertStringIncludes(all.stdout, flag);
+  }
+  assertStringIncludes(all.stdout, "judge (llmeval-med only):");
+  assertStringIncludes(all.stdout, "benchmarks: llmeval-med, climedbench");
+  const climed = await runCli(["eval", "climedbench", "--help"]);
+  assertEquals(climed.code, 0, climed.stderr);
+  assertStringIncludes(climed.stdout, "--embed-model");
+  assert(!climed.stdout.includes("--judge"), "climedbench takes no judge flags");
+  const llmeval = await runCli(["eval", "llmeval-med", "-h"]);
+  assertEquals(llmeval.code, 0, llmeval.stderr);
+  assertStringIncludes(llmeval.stdout, "--judge-runs N");
+  assert(!llmeval.stdout.includes("--embed-model"));
+});
+
+Deno.test("CLI: a bad configuration exits 2 with one line naming the flag and leaves nothing behind", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "medeval-cli-" });
+  const cases: [string, string[], string, Record<string, string>?][] = [
+    ["judge missing", [...LLMEVAL, ...OFFLINE], "--judge"],
+    [
+      "zero concurrency",
+      [...CLIMED, ...OFFLINE, "--concurrency", "0"],
+      "--concurrency expects an integer >= 1",
+    ],
+    [
+      "flags climedbench does not use",
+      [...CLIMED, ...OFFLINE, "--judge-runs", "5", "--human-eval", "x.csv"],
+      "--judge-runs is not used by climedbench",
+    ],
+    [
+      "human ratings on climedbench",
+      [...CLIMED, ...OFFLINE, "--human-eval", `${dir}/none.csv`],
+      "--human-eval is not used by climedbench",
+    ],
+    ["embeddings on llmeval-med", [
+      ...LLMEVAL,
+      ...OFFLINE,
+      "--judge",
+      "offline:overlap",
+      "--embed-model",
+      "bge-m3",
+    ], "--embed-model is not used by llmeval-med"],
+    ["fractional limit", [...CLIMED, ...OFFLINE, "--limit", "2.5"], "--limit expects an integer"],
+    [
+      "temperature out of range",
+      [...CLIMED, ...OFFLINE, "--temperature", "3"],
+      "--temperature expects a number >= 0 and <= 2",
+    ],
+    ["not a number", [...CLIMED, ...OFFLINE, "--timeout", "soon"], "--timeout expects a number"],
+    ["zero timeout", [...CLIMED, ...OFFLINE, "--timeout", "0"], "--timeout expects a number > 0"],
+    [
+      "zero judge runs",
+      [...LLMEVAL, ...OFFLINE, "--judge", "offline:overlap", "--judge-runs", "0"],
+      "--judge-runs expects an integer >= 1",
+    ],
+    ["unset key variable", [
+      ...CLIMED,
+      "--model",
+      "m",
+      "--base-url",
+      "http://127.0.0.1:9/v1",
+      "--api-key-env",
+      "MEDEVAL_TEST_UNSET_KEY",
+    ], "--api-key-env: the environment variable MEDEVAL_TEST_UNSET_KEY is not set"],
+    ["bad base URL", [...CLIMED, "--model", "m", "--base-url", "localhost 8000"], "is not a URL"],
+    ["no base URL", [...CLIMED, "--model", "m"], "--base-url URL", { OPENAI_BASE_URL: "" }],
+    ["ablation that changes nothing", [
+      ...LLMEVAL,
+      ...OFFLINE,
+      "--judge",
+      "offline:overlap",
+      "--ablation",
+      "perturb:nota",
+    ], "--ablation perturb:nota: changes none"],
+    ["unknown ablation", [...CLIMED, ...OFFLINE, "--ablation", "shuffle"], 'unknown ablation "shuffle"'],
+    ["bad buckets", [...CLIMED, ...OFFLINE, "--buckets", "length:1"], "--buckets expects length:K"],
+    ["unknown flag", [...CLIMED, ...OFFLINE, "--judg", "x"], "--judg"],
+  ];
+  for (const [what, args, message, env] of cases) {
+    const out = `${dir}/${what.replaceAll(" ", "_")}`;
+    const result = await runCli([...args, "--out", out], env);
+    assertEquals(result.code, 2, `${what}: ${result.stderr}`);
+    assertEquals(result.errors.length, 1, `${what}: ${result.stderr}`);
+    assert(!result.stderr.includes("    at "), `${what}: no stack trace`);
+    assertStringIncludes(result.errors[0], message, what);
+    assertEquals(await exists(out), false, `${what}: ${out} was created`);
+  }
+});
+
+Deno.test("CLI: after a refused configuration the corrected command runs without --resume", async () => {
+  const out = `${await Deno.makeTempDir({ prefix: "medeval-cli-" })}/run`;
+  const refused = await runCli([...LLMEVAL, ...OFFLINE, "--out", out]);
+  assertEquals(refused.code, 2);
+  const corrected = await runCli([...LLMEVAL, ...OFFLINE, "--judge", "offline:overlap", "--out", out]);
+  assertEquals(corrected.code, 0, corrected.stderr);
+  assert(await exists(`${out}/run.sqlite`));
+  const again = await runCli([...LLMEVAL, ...OFFLINE, "--judge", "offline:overlap", "--out", out]);
+  assertEquals(again.code, 2);
+  assertStringIncludes(again.errors[0], "--out:");
+  assertStringIncludes(again.errors[0], "pass --resume");
+});

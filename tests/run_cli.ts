@@ -1,0 +1,43 @@
+/**
+ * Test helper: runs the `medeval` command line in a child process, as a user would.
+ * @module
+ */
+
+/** The project root (with a trailing slash). */
+export const ROOT = new URL("..", import.meta.url).pathname;
+
+/** Returns the command `deno run -A lib/cli/main.ts ...args`, run from the project root with no stdin. */
+export function cli(args: string[], env: Record<string, string> = {}): Deno.Command {
+  return new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", `${ROOT}lib/cli/main.ts`, ...args],
+    cwd: ROOT,
+    stdout: "piped",
+    stderr: "piped",
+    stdin: "null",
+    env: { NO_COLOR: "1", ...env },
+  });
+}
+
+/** What a finished command printed and returned. */
+export interface CliResult {
+  /** Exit code. */
+  code: number;
+  /** Standard output. */
+  stdout: string;
+  /** Standard error. */
+  stderr: string;
+  /** Lines of standard error that start with `error:`. */
+  errors: string[];
+}
+
+/** Runs the command line with `args` and collects its output. */
+export async function runCli(args: string[], env: Record<string, string> = {}): Promise<CliResult> {
+  const out = await cli(args, env).output();
+  const stderr = new TextDecoder().decode(out.stderr);
+  return {
+    code: out.code,
+    stdout: new TextDecoder().decode(out.stdout),
+    stderr,
+    errors: stderr.split("\n").filter((l) => l.startsWith("error:")),
+  };
+}
