@@ -7,8 +7,9 @@ import {
 import { InputError } from "../lib/core/errors.ts";
 import { parseLenientJson } from "../lib/core/lenient_json.ts";
 import { toConversations } from "../lib/core/sample.ts";
+import { sharedPath, testWithShared } from "./shared_data.ts";
 
-const REAL = new URL("../../shared/data/llmeval-med/dataset.json", import.meta.url).pathname;
+const REAL_FILE = "data/llmeval-med/dataset.json";
 const SAMPLE = new URL("../data/llmeval_med/sample.json", import.meta.url).pathname;
 
 function count<T>(items: T[], key: (t: T) => unknown): Record<string, number> {
@@ -39,24 +40,34 @@ Deno.test("lenient JSON syntax errors name the line and column on one line", () 
   assertEquals(err.message.includes("\n"), false);
 });
 
-Deno.test("the real LLMEval-Med file loads as published, with its measured quirks", async () => {
-  const { samples, nonFiniteTokens } = await loadLlmEvalMed(REAL);
-  assertEquals(samples.length, 667);
-  assertEquals(nonFiniteTokens, 275);
-  assertEquals(count(samples, (s) => s.fields.category), { MK: 141, MR: 102, MLU: 213, MSE: 109, MTG: 102 });
-  // MLU items say 一般语言理解 in category1, but group under the file key.
-  const mlu = samples.filter((s) => s.fields.category === "MLU");
-  assert(
-    mlu.every((s) => s.fields.category1 === "一般语言理解" && s.fields.category_name === "医疗语言理解"),
-  );
-  assertEquals(count(samples, (s) => s.fields.difficulty), { medium: 54, hard: 372, easy: 37, null: 204 });
-  assertEquals(samples.filter((s) => s.extra.checklist === null).length, 251 + 211);
-  assertEquals(samples.filter((s) => s.reference === null).length, 24);
-  assertEquals(count(samples, (s) => s.conversation?.turn), { 1: 571, 2: 74, 3: 16, 4: 5, 5: 1 });
-  // groupCode is only unique within a category: conversations are keyed by category too.
-  assertEquals(toConversations(samples).length, 571);
-  assertEquals(new Set(samples.map((s) => s.id)).size, 667);
-});
+testWithShared(
+  "the real LLMEval-Med file loads as published, with its measured quirks",
+  [REAL_FILE],
+  async () => {
+    const { samples, nonFiniteTokens } = await loadLlmEvalMed(sharedPath(REAL_FILE));
+    assertEquals(samples.length, 667);
+    assertEquals(nonFiniteTokens, 275);
+    assertEquals(count(samples, (s) => s.fields.category), {
+      MK: 141,
+      MR: 102,
+      MLU: 213,
+      MSE: 109,
+      MTG: 102,
+    });
+    // MLU items say 一般语言理解 in category1, but group under the file key.
+    const mlu = samples.filter((s) => s.fields.category === "MLU");
+    assert(
+      mlu.every((s) => s.fields.category1 === "一般语言理解" && s.fields.category_name === "医疗语言理解"),
+    );
+    assertEquals(count(samples, (s) => s.fields.difficulty), { medium: 54, hard: 372, easy: 37, null: 204 });
+    assertEquals(samples.filter((s) => s.extra.checklist === null).length, 251 + 211);
+    assertEquals(samples.filter((s) => s.reference === null).length, 24);
+    assertEquals(count(samples, (s) => s.conversation?.turn), { 1: 571, 2: 74, 3: 16, 4: 5, 5: 1 });
+    // groupCode is only unique within a category: conversations are keyed by category too.
+    assertEquals(toConversations(samples).length, 571);
+    assertEquals(new Set(samples.map((s) => s.id)).size, 667);
+  },
+);
 
 Deno.test("the shipped sample exercises the same quirks", async () => {
   const { samples, nonFiniteTokens } = await loadLlmEvalMed(SAMPLE);

@@ -5,8 +5,8 @@ import { checkClaims, type ClaimResult } from "../lib/papers/claims.ts";
 import { loadPapers, type Paper, parsePrinted, toPaper } from "../lib/papers/paper.ts";
 import { paperTable } from "../lib/papers/paper_tables.ts";
 import { datasetFacts } from "../lib/papers/write_paper.ts";
+import { sharedPath, testWithShared } from "./shared_data.ts";
 
-const SEEDS = new URL("../../shared/seeds/", import.meta.url).pathname;
 const papers = await loadPapers();
 const byId = (id: string): Paper => papers.find((p) => p.file.paper === id)!;
 
@@ -43,29 +43,33 @@ Deno.test("the four paper files validate and hold the expected tables", () => {
   assertEquals(byId("permedcqa").cells.get("table1")!.size, 8);
 });
 
-Deno.test("every number transcribed from a seed table is printed on a line of the seed that names its row", async () => {
-  let checked = 0;
-  for (const paper of papers) {
-    const seed = await Deno.readTextFile(`${SEEDS}${paper.file.seed}`);
-    const lines = seed.split("\n").map((l) => l.replace(/<\/?[a-z]+>/g, "").replaceAll("\u00a0", " "));
-    for (const table of paper.file.tables) {
-      if (table.source.file !== paper.file.seed || !table.label.startsWith("Table")) continue;
-      for (const cell of paper.cells.get(table.id)!.values()) {
-        if (!cell.number || cell.provenance.column.startsWith("[")) continue;
-        const token = new RegExp(
-          `(^|[\\s|])${cell.printed.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}($|[\\s|])`,
-        );
-        const found = lines.some((line) => line.includes(cell.provenance.row) && token.test(line));
-        assert(
-          found,
-          `${paper.file.paper} ${table.id}: "${cell.printed}" for row "${cell.provenance.row}" not in the seed`,
-        );
-        checked++;
+testWithShared(
+  "every number transcribed from a seed table is printed on a line of the seed that names its row",
+  papers.map((p) => `seeds/${p.file.seed}`),
+  async () => {
+    let checked = 0;
+    for (const paper of papers) {
+      const seed = await Deno.readTextFile(sharedPath(`seeds/${paper.file.seed}`));
+      const lines = seed.split("\n").map((l) => l.replace(/<\/?[a-z]+>/g, "").replaceAll("\u00a0", " "));
+      for (const table of paper.file.tables) {
+        if (table.source.file !== paper.file.seed || !table.label.startsWith("Table")) continue;
+        for (const cell of paper.cells.get(table.id)!.values()) {
+          if (!cell.number || cell.provenance.column.startsWith("[")) continue;
+          const token = new RegExp(
+            `(^|[\\s|])${cell.printed.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}($|[\\s|])`,
+          );
+          const found = lines.some((line) => line.includes(cell.provenance.row) && token.test(line));
+          assert(
+            found,
+            `${paper.file.paper} ${table.id}: "${cell.printed}" for row "${cell.provenance.row}" not in the seed`,
+          );
+          checked++;
+        }
       }
     }
-  }
-  assert(checked > 250, `only ${checked} cells checked`);
-});
+    assert(checked > 250, `only ${checked} cells checked`);
+  },
+);
 
 Deno.test("paper tables render exactly as printed, with the printed row label typo kept in provenance", () => {
   const cmb = byId("climedbench");
@@ -125,17 +129,24 @@ Deno.test("PerMedCQA: the source counts add to 68,136, not 68,138; the split is 
   assertEquals(claim(results, "DrYab: printed percentage").holds, true);
 });
 
-Deno.test("LLMEval-Med claims are checked against the real file when present, left unchecked otherwise", async () => {
-  const paper = byId("llmeval_med");
-  assert(checkClaims(paper).every((r) => r.holds === null && r.note?.includes("deno task download")));
-  const task = await getTask("llmeval-med");
-  const samples = await task.load(
-    new URL("../../shared/data/llmeval-med/dataset.json", import.meta.url).pathname,
-  );
-  const facts = { "llmeval-med": datasetFacts(samples, task.groupFields) };
-  const results = checkClaims(paper, facts);
-  assertEquals(results.map((r) => [r.recomputed, r.holds]), [[667, true], [5, true]]);
+Deno.test("LLMEval-Med claims are left unchecked without the full data set, and say how to get it", () => {
+  const results = checkClaims(byId("llmeval_med"));
+  assertEquals(results.length, 2);
+  assert(results.every((r) => r.holds === null && r.note?.includes("deno task download")));
 });
+
+testWithShared(
+  "LLMEval-Med claims hold against the real file",
+  ["data/llmeval-med/dataset.json"],
+  async () => {
+    const paper = byId("llmeval_med");
+    const task = await getTask("llmeval-med");
+    const samples = await task.load(sharedPath("data/llmeval-med/dataset.json"));
+    const facts = { "llmeval-med": datasetFacts(samples, task.groupFields) };
+    const results = checkClaims(paper, facts);
+    assertEquals(results.map((r) => [r.recomputed, r.holds]), [[667, true], [5, true]]);
+  },
+);
 
 Deno.test("claims: intervals, ranks with ties, ranges and forEach on a small paper", () => {
   const paper = toPaper({
