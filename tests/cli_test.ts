@@ -30,6 +30,11 @@ Deno.test("CLI: eval --help and eval <benchmark> --help print usage and exit 0",
   assertEquals(llmeval.code, 0, llmeval.stderr);
   assertStringIncludes(llmeval.stdout, "--judge-runs N");
   assert(!llmeval.stdout.includes("--embed-model"));
+  for (const command of ["reproduce", "download"]) {
+    const help = await runCli([command, "--help"]);
+    assertEquals(help.code, 0, help.stderr);
+    assertStringIncludes(help.stdout, `deno task ${command}`);
+  }
 });
 
 Deno.test("CLI: a bad configuration exits 2 with one line naming the flag and leaves nothing behind", async () => {

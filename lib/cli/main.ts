@@ -128,6 +128,10 @@ async function evalCommand(args: string[]): Promise<number> {
 
 async function main(args: string[]): Promise<number> {
   const [command, ...rest] = args;
+  if (command !== "eval" && (rest.includes("--help") || rest.includes("-h"))) {
+    console.log(USAGE);
+    return 0;
+  }
   switch (command) {
     case "eval":
       return await evalCommand(rest);
