@@ -1,18 +1,10 @@
 import { assert, assertEquals, assertStringIncludes } from "@std/assert";
+import { pathExists } from "../lib/core/fs.ts";
 import { ROOT, runCli } from "./run_cli.ts";
 
 const LLMEVAL = ["eval", "llmeval-med", "--data", `${ROOT}data/llmeval_med/sample.json`, "--limit", "2"];
 const CLIMED = ["eval", "climedbench", "--data", `${ROOT}data/climedbench/sample.jsonl`, "--limit", "2"];
 const OFFLINE = ["--model", "offline:reference", "--no-render", "--quiet"];
-
-async function exists(path: string): Promise<boolean> {
-  try {
-    await Deno.stat(path);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 Deno.test("CLI: eval --help and eval <benchmark> --help print usage and exit 0", async () => {
   const all = await runCli(["eval", "--help"]);
@@ -107,7 +99,7 @@ Deno.test("CLI: a bad configuration exits 2 with one line naming the flag and le
     assertEquals(result.errors.length, 1, `${what}: ${result.stderr}`);
     assert(!result.stderr.includes("    at "), `${what}: no stack trace`);
     assertStringIncludes(result.errors[0], message, what);
-    assertEquals(await exists(out), false, `${what}: ${out} was created`);
+    assertEquals(await pathExists(out), false, `${what}: ${out} was created`);
   }
 });
 
@@ -117,7 +109,7 @@ Deno.test("CLI: after a refused configuration the corrected command runs without
   assertEquals(refused.code, 2);
   const corrected = await runCli([...LLMEVAL, ...OFFLINE, "--judge", "offline:overlap", "--out", out]);
   assertEquals(corrected.code, 0, corrected.stderr);
-  assert(await exists(`${out}/run.sqlite`));
+  assert(await pathExists(`${out}/run.sqlite`));
   const again = await runCli([...LLMEVAL, ...OFFLINE, "--judge", "offline:overlap", "--out", out]);
   assertEquals(again.code, 2);
   assertStringIncludes(again.errors[0], "--out:");

@@ -6,6 +6,7 @@ import { InputError } from "../lib/core/errors.ts";
 import { decodeUtf8Strict, firstInvalidUtf8 } from "../lib/core/text_file.ts";
 import { loadPaper } from "../lib/papers/paper.ts";
 import { mulberry32 } from "../lib/stats/rng.ts";
+import { pathExists } from "../lib/core/fs.ts";
 import { ROOT, runCli } from "./run_cli.ts";
 
 const bytes = (...b: number[]) => new Uint8Array(b);
@@ -132,14 +133,5 @@ Deno.test("CLI: a data file with broken UTF-8 stops before anything is written",
   assertEquals(result.code, 2);
   assertEquals(result.errors.length, 1);
   assertStringIncludes(result.errors[0], `line 1, byte ${offset}: not valid UTF-8`);
-  assertEquals(await exists(out), false);
+  assertEquals(await pathExists(out), false);
 });
-
-async function exists(path: string): Promise<boolean> {
-  try {
-    await Deno.stat(path);
-    return true;
-  } catch {
-    return false;
-  }
-}

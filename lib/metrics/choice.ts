@@ -338,19 +338,30 @@ function cueStatements(text: string, labels: readonly string[], index: OptionInd
   return found;
 }
 
-function verdictStatements(text: string, labels: readonly string[]): Statement[] {
-  const found: Statement[] = [];
-  const starts = new RegExp(String.raw`(?<![A-Za-z])[(\[（【]?[A-Z](?![a-z])`, "g");
+/**
+ * Yields every list of upper-case option letters in `text`, left to right, each with where it starts; with
+ * `runs` false a run of letters ("ACD", "ST") does not count as a list.
+ */
+function* letterLists(text: string, runs: boolean): Generator<{ start: number; list: LetterList }> {
+  const starts = runs
+    ? /(?<![A-Za-z0-9])[(\[（【]?[A-Z](?![a-z])/g
+    : /(?<![A-Za-z0-9])[(\[（【]?[A-Z](?![A-Za-z])/g;
   let skipUntil = 0;
   for (const m of text.matchAll(starts)) {
     if (m.index! < skipUntil) continue;
     const list = readLetterList(text, m.index!, false);
     if (!list) continue;
     skipUntil = list.end;
-    const after = text.slice(list.end, list.end + 40);
-    if (!VERDICT_AFTER.test(after)) continue;
-    if (NEGATION_BEFORE.test(text.slice(Math.max(0, m.index! - 16), m.index!))) continue;
-    found.push(toStatement(m.index!, list, labels));
+    yield { start: m.index!, list };
+  }
+}
+
+function verdictStatements(text: string, labels: readonly string[]): Statement[] {
+  const found: Statement[] = [];
+  for (const { start, list } of letterLists(text, true)) {
+    if (!VERDICT_AFTER.test(text.slice(list.end, list.end + 40))) continue;
+    if (NEGATION_BEFORE.test(text.slice(Math.max(0, start - 16), start))) continue;
+    found.push(toStatement(start, list, labels));
   }
   return found;
 }
@@ -430,17 +441,11 @@ const OPTION_BEFORE = /(?:\b(?:is|be|option|choice|answer)|是|为|选|选项|�
 /** Letters standing alone as options (bracketed, cued by "is"/"为", or closing a clause), negated ones left out. */
 function loneLetters(text: string, labels: readonly string[]): string[] {
   const seen = new Set<string>();
-  const starts = /(?<![A-Za-z0-9])[(\[（【]?[A-Z](?![A-Za-z])/g;
-  let skipUntil = 0;
-  for (const m of text.matchAll(starts)) {
-    if (m.index! < skipUntil) continue;
-    const list = readLetterList(text, m.index!, false);
-    if (!list) continue;
-    skipUntil = list.end;
-    const before = text.slice(Math.max(0, m.index! - 16), m.index!);
+  for (const { start, list } of letterLists(text, false)) {
+    const before = text.slice(Math.max(0, start - 16), start);
     const after = text.slice(list.end, list.end + 24);
     if (NEGATION_BEFORE.test(before) || NEGATION_AFTER.test(after) || NAME_BEFORE.test(before)) continue;
-    const bracketed = /^[(\[（【]/.test(m[0]) && /[)\]）】]\s*$/.test(text.slice(m.index!, list.end));
+    const bracketed = /^[(\[（【][\s\S]*[)\]）】]\s*$/.test(text.slice(start, list.end));
     const closes = /^\s*(?:$|[、:：)）]|[.。](?!\s*[a-z])|[,，;；!！?？\n]|项|选项)/.test(after);
     if (!bracketed && !OPTION_BEFORE.test(before) && !closes) continue;
     for (const letter of list.letters) if (labels.includes(letter)) seen.add(letter);
