@@ -10,9 +10,9 @@ import { CharTfidf, cosine } from "../lib/metrics/similarity.ts";
 import { mcnemarExact, pairedDifference } from "../lib/stats/compare.ts";
 
 /** Replies written for the project, each with the reading a careful grader records (`null` = not extractable). */
-const CORPORA = ["choice_replies.jsonl", "choice_replies_chat.jsonl"].map((name) =>
-  new URL(`./fixtures/climedbench/${name}`, import.meta.url).pathname
-);
+const CORPORA = ["choice_replies.jsonl", "choice_replies_chat.jsonl", "choice_replies_review.jsonl"].map((
+  name,
+) => new URL(`./fixtures/climedbench/${name}`, import.meta.url).pathname);
 const SAMPLE = new URL("../data/climedbench/sample.jsonl", import.meta.url).pathname;
 
 interface CorpusReply {
@@ -23,12 +23,12 @@ interface CorpusReply {
   note?: string;
 }
 
-Deno.test("choice extractor: every reply of the written corpora (>= 300) gives the expected reading", async () => {
+Deno.test("choice extractor: every reply of the written corpora (>= 450) gives the expected reading", async () => {
   const corpus: CorpusReply[] = [];
   for (const path of CORPORA) {
     corpus.push(...(await Deno.readTextFile(path)).trim().split("\n").map((l) => JSON.parse(l)));
   }
-  assert(corpus.length >= 300, `corpus has ${corpus.length} replies`);
+  assert(corpus.length >= 450, `corpus has ${corpus.length} replies`);
   assertEquals(new Set(corpus.map((c) => c.reply)).size, corpus.length, "a reply is listed twice");
   const wrong: string[] = [];
   let failures = 0;

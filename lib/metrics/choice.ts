@@ -44,13 +44,16 @@ export interface ChoiceExtraction {
 
 /**
  * Normalises a reply for reading: NFKC (full-width letters and punctuation to ASCII, Ⅱ to II), line breaks to
- * `\n`, closed `<think>` blocks dropped when an answer follows them, `\boxed{X}` read as an answer cue, and
+ * `\n`, reasoning up to the last `</think>` dropped (an unclosed `<think>` leaves no answer), `\boxed{X}` read as an answer cue, and
  * markdown emphasis and heading marks removed.
  */
 export function normalizeReply(text: string): string {
   let t = text.normalize("NFKC").replace(/\r\n?/g, "\n");
-  const outside = t.replace(/<think>[\s\S]*?<\/think>/gi, "").trim();
-  t = outside || t.replace(/<\/?think>/gi, "");
+  const close = t.toLowerCase().lastIndexOf("</think>");
+  // What follows the reasoning is the answer (servers may strip the opening tag); reasoning that never closes
+  // was cut off before any answer.
+  if (close >= 0) t = t.slice(close + "</think>".length);
+  else if (/<think>/i.test(t)) t = "";
   t = t.replace(/\\(?:text|textbf|mathrm|mathbf)\s*\{([^{}]*)\}/g, "$1")
     .replace(/\\boxed\s*\{([^{}]*)\}/g, " 答案：$1 ");
   return t.replace(/[*_`#~$]+/g, "");
@@ -146,11 +149,36 @@ const LETTER_FOLLOWERS = new Set([
   "also",
   "too",
 ]);
-const SEPARATOR = /\s*(?:,\s*and\b|,|、|&|\+|\band\b|\bplus\b|\bnor\b|以及|和|及|与|跟|\s)\s*/y;
-const HEDGE_SEPARATOR =
-  /\s*,?\s*(?:\bor\b|或者|或是|或|还是|也可能是|也可能|\/|\|)\s*(?:选|是|\boption\b|\bpossibly\b|\bmaybe\b)?\s*/y;
-const TRAILING_HEDGE =
-  /^\s*[(（]?\s*,?\s*(?:\bor\b|或者|或是|或|还是|也可能是|也可能|\/)\s*(?:选|是|\boption\b|\bpossibly\b|\bmaybe\b)?\s*[(\[（【]?\s*[A-Z](?![A-Za-z])/;
+/** What joins letters of one answer: commas, "、", "and", "和" … or spaces — never a line break. */
+const SEPARATOR = /[ \t]*(?:,[ \t]*and\b|,|、|&|\+|\band\b|\bplus\b|\bnor\b|以及|和|及|与|跟|[ \t])[ \t]*/y;
+const HEDGE_WORDS = String.raw`\bor\b|或者|或是|或|还是|也可能是|也可能|\/|\|`;
+const HEDGE_TAIL = String.raw`(?:选|是|\boption\b|\bpossibly\b|\bmaybe\b|\brather\b|\beven\b)?`;
+/** What offers an alternative instead: "or", "或", "/", "也可能是" — a list joined so is not a definite answer. */
+const HEDGE_SEPARATOR = new RegExp(
+  String.raw`[ \t]*,?[ \t]*(?:${HEDGE_WORDS})[ \t]*${HEDGE_TAIL}[ \t]*`,
+  "y",
+);
+const TRAILING_HEDGE = new RegExp(
+  String
+    .raw`^[ \t]*[(（]?[ \t]*,?[ \t]*(?:${HEDGE_WORDS})[ \t]*${HEDGE_TAIL}[ \t]*[(\[（【]?[ \t]*[A-Z](?![A-Za-z])`,
+);
+/**
+ * What may follow the last letter of a list of two or more: the end of the clause, or "项"/"两项"/"options".
+ * "答案是A，C选项是干扰项" and "The answer is B, and A would be wrong" end after their first letter.
+ */
+const LIST_END_CLAUSE = String
+  .raw`^[ \t]*(?:(?:这|共)?[两三四五]?(?:项|个选项|选项)|options?|choices?)?[ \t]*(?:$|[.。,，;；:：!！?？()\[\]（）【】\n]`;
+const LIST_END = new RegExp(
+  String
+    .raw`${LIST_END_CLAUSE}|(?:are|is)\s+(?:both\s+|all\s+)?(?:the\s+)?(?:correct|right|true|answers?)\b|(?:的说法|的描述|所述)?(?:都|均)?(?:是)?(?:正确|对))`,
+  "i",
+);
+/** The same, where a list may also close with a negative verdict ("A和C错误", "B and D are incorrect"). */
+const LIST_END_VERDICT = new RegExp(
+  String
+    .raw`${LIST_END.source}|^[ \t]*(?:(?:这|共)?[两三四五]?(?:项|个选项|选项))?[ \t]*(?:(?:are|is)\s+(?:both\s+|all\s+)?(?:incorrect|wrong|false)\b|(?:的说法|的描述|所述)?(?:都|均)?(?:是)?(?:错误|不正确|错|不对|有误))`,
+  "i",
+);
 
 function isLetterBoundary(text: string, index: number): boolean {
   const next = text[index];
@@ -198,43 +226,56 @@ function readItem(
 /** A lower-case letter list counts only when it closes the clause ("答案:b", "the answer is c.", "b and d"). */
 const CLAUSE_END = /^\s*(?:$|[.。,，;；)\]）!！\n])/;
 
-/** Parses a list of option letters starting at `pos`; `null` when no letter stands there. */
-function readLetterList(text: string, pos: number, allowLower: boolean): LetterList | null {
+/**
+ * Parses a list of option letters starting at `pos`; `null` when no letter stands there. Items are taken
+ * greedily, then dropped from the end until the list closes its clause ({@linkcode LIST_END}), so letters
+ * that begin the next clause ("本题选D，A、B、C三项都不正确") are not part of the answer.
+ */
+function readLetterList(
+  text: string,
+  pos: number,
+  allowLower: boolean,
+  ends: RegExp = LIST_END,
+): LetterList | null {
   const first = readItem(text, pos, allowLower);
   if (!first) return null;
-  const letters = [...first.letters];
-  let end = first.end;
-  let hedged = false;
-  for (;;) {
-    const tries: [RegExp, boolean][] = [[HEDGE_SEPARATOR, true], [SEPARATOR, false]];
-    let advanced = false;
-    for (const [separator, hedge] of tries) {
+  const items: { letters: string[]; end: number; hedge: boolean }[] = [{ ...first, hedge: false }];
+  for (let end = first.end;;) {
+    let next: { letters: string[]; end: number; hedge: boolean } | null = null;
+    for (const [separator, hedge] of [[HEDGE_SEPARATOR, true], [SEPARATOR, false]] as const) {
       separator.lastIndex = end;
       const sep = separator.exec(text);
-      if (!sep) continue;
-      const item = readItem(text, end + sep[0].length, first.lower);
-      if (item && item.lower !== first.lower) continue;
-      if (!item) continue;
-      letters.push(...item.letters);
-      end = item.end;
-      hedged ||= hedge;
-      advanced = true;
-      break;
+      const item = sep && readItem(text, end + sep[0].length, first.lower);
+      if (item && item.lower === first.lower) {
+        next = { ...item, hedge };
+        break;
+      }
     }
-    if (!advanced) break;
+    if (!next) break;
+    items.push(next);
+    end = next.end;
   }
+  const letterCount = () => items.reduce((n, item) => n + item.letters.length, 0);
+  while (letterCount() > 1 && !ends.test(text.slice(items[items.length - 1].end))) {
+    if (items.length === 1) return null; // a run of capitals inside a word or phrase ("ACE inhibitors")
+    items.pop();
+  }
+  const end = items[items.length - 1].end;
   if (first.lower && !CLAUSE_END.test(text.slice(end))) return null;
-  if (TRAILING_HEDGE.test(text.slice(end))) hedged = true;
-  return { letters, end, hedged };
+  return {
+    letters: items.flatMap((item) => item.letters),
+    end,
+    hedged: items.some((item) => item.hedge) || TRAILING_HEDGE.test(text.slice(end)),
+  };
 }
 
 // ---------------------------------------------------------------------------------------------------------
 // Statements: cue + letters / option text, and verdicts
 
 const CUE_ZH = String
-  .raw`正确的说法|正确的叙述|正确的描述|最终答案|最后答案|正确答案|参考答案|标准答案|最佳答案|答案|正确选项|最佳选项|正确的选项|正确的答案|正确的是|正确的有|正确项|故选|应选择|应当选择|应该选择|应选|应当选|应该选|本题选|我选|我的选择|我的答案|选择|而是|答(?!题)|(?<![首候挑筛精评预])选(?![项题择用取药方])`;
+  .raw`正确的说法|正确的叙述|正确的描述|最终答案|最后答案|正确答案|参考答案|标准答案|最佳答案|答案|正确选项|最佳选项|正确的选项|正确的答案|正确的是|正确的有|正确项|故选|应选择|应当选择|应该选择|应选|应当选|应该选|本题选|我选|我的选择|我的答案|我认为|我觉得|我倾向于|选择|而是|答(?!题)|(?<![首候挑筛精评预])选(?![项题择用取药方])`;
 const CUE_EN = String
-  .raw`\b(?:final answers?|correct answers?|best answers?|right answers?|answers?|correct options?|correct choices?|best options?|best choices?|right options?|correct responses?|correct ones|right ones|(?:correct|true|right) statements?|(?:which|that) is|i (?:would |will )?(?:choose|pick|select|go with)|i'd (?:choose|pick|select|go with)|i'm going with|my (?:final )?(?:answer|choice|pick|selection)|it is|it's|it must be|it should be)\b`;
+  .raw`\b(?:final answers?|correct answers?|best answers?|right answers?|answers?|correct options?|correct choices?|best options?|best choices?|right options?|correct responses?|correct ones|right ones|correct(?=\s*:)|i'll (?:choose|pick|select|go with)|going with|i'd say|(?:correct|true|right) statements?|(?:which|that) is|i (?:would |will )?(?:choose|pick|select|go with)|i'd (?:choose|pick|select|go with)|i'm going with|my (?:final )?(?:answer|choice|pick|selection)|it is|it's|it must be|it should be)\b`;
 const CUE = new RegExp(`${CUE_ZH}|${CUE_EN}`, "gi");
 /** Words and marks between a cue and its letters ("is", "are", "：", "应为", "选项", "both" …). */
 const FILLER =
@@ -245,7 +286,12 @@ const NEGATION_BEFORE =
 const NEGATION_AFTER =
   /^\s*[)\]）】]?\s*(?:项|选项|options?)?\s*(?:的说法|的描述|所述)?\s*(?:都|均|也|并|亦)?\s*(?:是|为)?\s*(?:不|非|错|有误|wrong|incorrect|(?:is|are|was|were)\s+(?:not|wrong|incorrect|false|unlikely|less likely|excluded)|isn't|aren't|can be (?:excluded|ruled out))/i;
 const VERDICT_AFTER =
-  /^\s*[)\]）】]?\s*(?:项|选项|options?)?\s*(?:的说法|的描述|所述)?\s*(?:完全|确实|才是|才|都|均|也)?\s*(?:是|为)?\s*(?:最)?(?:正确|对的|最佳|最合适|最恰当|最准确|最可能|符合题意)|^\s*[)\]）】]?\s*(?:(?:is|are)\s+(?:both\s+|all\s+)?(?:the\s+)?(?:correct|right|best|most appropriate|most likely|true|accurate)\b(?!\s+(?:about|regarding|in that|but|only)))/i;
+  /^\s*[)\]）】]?\s*(?:项|选项|options?)?\s*(?:的说法|的描述|所述)?\s*(?:完全|确实|才是|才|都|均|也)?\s*(?:是|为)?\s*(?:最)?(?:正确|对的|最佳|最合适|最恰当|最准确|最可能|符合题意)|^\s*[)\]）】]?\s*(?:(?:is|are)\s+(?:both\s+|all\s+|also\s+)?(?:the\s+)?(?:correct|right|best|most appropriate|most likely|true|accurate|answers?)\b(?!\s+(?:about|regarding|in that|but|only)))|^\s*[)\]）】]?\s*(?:项|选项|options?)?\s*[:：.\-–—]\s*(?:correct|true|right|yes|正确|对)(?![A-Za-z])/i;
+/** "… but so is D": a verdict stated before its letter. */
+const VERDICT_BEFORE = /(?:\bso (?:is|are)|\bas (?:is|are)|同样正确的(?:是|有))\s*$/i;
+/** Words that open a condition: a statement inside one ("if …, the answer would be D") is not the answer. */
+const CONDITION =
+  /\bif\b(?! I (?:had|have|must|were) to\b)|\bunless\b|\bwere\b|若(?!要我选)|如果(?!(?:必须|只能|一定要)选)|假如|倘若|要是/i;
 
 /** One answer statement found in a reply. */
 interface Statement {
@@ -283,20 +329,74 @@ function indexOptions(options: Record<string, string>, labels: readonly string[]
   return index;
 }
 
-/** The longest option whose text starts at `text[pos]` (ignoring spacing and punctuation), if any. */
-function optionAt(text: string, pos: number, index: OptionIndex): string | null {
-  const rest = text.slice(pos, pos + 200);
-  const none = rest.match(new RegExp(`^\\s*(?:${NONE_PHRASE.source})`, "i"));
-  if (none) return index.none ?? "";
-  if (index.all && new RegExp(`^\\s*(?:${ALL_PHRASE.source})`, "i").test(rest)) return index.all;
-  const view = matchView(rest).norm;
-  let best: { label: string; length: number } | null = null;
+/**
+ * What may follow an option's text for it to be the whole answer: the clause ends, or a reason or a modifier
+ * begins ("needle decompression of the chest"). Not "and …", "with …" or more Chinese text, which may make a
+ * different, combined answer ("aspirin and clopidogrel", "阿司匹林联合氯吡格雷").
+ */
+const OPTION_END =
+  /^(?:[ \t]*(?:$|[\p{P}\p{S}\n])|[ \t]+(?:is|was|because|since|as|given|which|due|of|at|on|in|for|to|via|by|from|under|after|before|but|then)\b)/u;
+/** What joins two options' texts into one answer. */
+const OPTION_JOIN = /^[ \t]*(?:,|、|&|\+|\band\b|和|及|与|以及|plus)[ \t]*/i;
+
+/** The longest option whose text starts exactly at `text[pos]` (ignoring spacing and punctuation), and its end. */
+function optionStartingAt(
+  text: string,
+  pos: number,
+  index: OptionIndex,
+): { label: string; end: number } | null {
+  const view = matchView(text.slice(pos, pos + 200));
+  let best: { label: string; end: number; length: number } | null = null;
   for (const o of index.options) {
-    if (view.startsWith(o.view) && (!best || o.view.length > best.length)) {
-      best = { label: o.label, length: o.view.length };
+    if (view.norm.startsWith(o.view) && (!best || o.view.length > best.length)) {
+      const end = pos + view.at[o.view.length - 1] + 1;
+      if (!/[A-Za-z0-9]/.test(text[end - 1]) || !/[A-Za-z0-9]/.test(text[end] ?? "")) {
+        best = { label: o.label, end, length: o.view.length };
+      }
     }
   }
-  return best?.label ?? null;
+  return best && { label: best.label, end: best.end };
+}
+
+/**
+ * Reads option texts given as the answer at `pos` ("primary aldosteronism", "metformin and lifestyle
+ * modification", "以上都不是"): `""` for "none of the above" when the item has no such option, `null` when no
+ * option's text stands there as a whole answer ("阿司匹林联合氯吡格雷" is not option "阿司匹林").
+ */
+function optionsAt(text: string, pos: number, index: OptionIndex): string[] | "" | null {
+  const rest = text.slice(pos, pos + 200);
+  if (new RegExp(`^\\s*(?:${NONE_PHRASE.source})`, "i").test(rest)) return index.none ? [index.none] : "";
+  if (index.all && new RegExp(`^\\s*(?:${ALL_PHRASE.source})`, "i").test(rest)) return [index.all];
+  const labels: string[] = [];
+  for (let at = pos;;) {
+    const found = optionStartingAt(text, at, index);
+    if (!found) return null;
+    labels.push(found.label);
+    const join = text.slice(found.end).match(OPTION_JOIN);
+    if (join && optionStartingAt(text, found.end + join[0].length, index)) {
+      at = found.end + join[0].length;
+      continue;
+    }
+    return OPTION_END.test(text.slice(found.end)) ? [...new Set(labels)].sort() : null;
+  }
+}
+
+/** Labelled option entries ("A. 高血压", "- C) Diabetes"); the letter, where it starts and its text. */
+const ENTRY =
+  /(?<![^\s(\[（])[(\[（]?([A-Z])[)\]）]?[ \t]*[.、:：)）][ \t]*(\p{L}[^\n]*?)(?=[ \t]+[-*•]?[ \t]*[(\[（]?[A-Z][)\]）]?[ \t]*[.、:：)）][ \t]*\S|\n|$)/gu;
+/** An entry whose text rejects its option ("A. 错误", "B: Incorrect"). */
+const REJECTED_ENTRY = /^(?:错误|不正确|不对|不是|不选|不|incorrect|wrong|false|no\b|not\b)/i;
+
+/**
+ * When the answer at `pos` is a labelled option ("A. Hypertension"), the letters of the labelled options
+ * listed with it, up to the next blank line ("- A. Hypertension\n- C. Diabetes" → A, C); else `null`.
+ */
+function labelledEntriesAt(text: string, pos: number, labels: readonly string[]): string[] | null {
+  const block = text.slice(pos).split(/\n[ \t]*\n/)[0];
+  const entries = [...block.matchAll(ENTRY)];
+  if (entries.length < 2 || entries[0].index !== 0) return null;
+  const chosen = entries.filter((e) => labels.includes(e[1]) && !REJECTED_ENTRY.test(e[2])).map((e) => e[1]);
+  return chosen.length >= 2 ? [...new Set(chosen)].sort() : null;
 }
 
 function toStatement(index: number, list: LetterList, labels: readonly string[]): Statement {
@@ -320,17 +420,27 @@ function cueStatements(text: string, labels: readonly string[], index: OptionInd
     }
     const between = text.slice(cue.index!, pos);
     if (/\b(?:not|n't)\b|不是|并非|不选/i.test(between)) continue;
-    const option = optionAt(text, pos, index);
+    // "if …, the answer would be D" states a condition, not the answer.
+    const sentence = text.slice(0, cue.index!).split(/[。.!！?？\n(（;；]/).pop()!;
+    if (CONDITION.test(sentence)) continue;
+    const option = optionsAt(text, pos, index);
     if (option !== null) {
       found.push(
         option === ""
-          ? { index: pos, letters: null, failure: "no_answer" }
-          : { index: pos, letters: [option] },
+          ? { index: pos, letters: null, failure: "not_an_option" }
+          : { index: pos, letters: option },
       );
       continue;
     }
     const list = readLetterList(text, pos, true);
     if (!list || NEGATION_AFTER.test(text.slice(list.end, list.end + 24))) continue;
+    // "It is C that is contraindicated" singles C out; it does not answer.
+    if (/^\s+that\b/i.test(text.slice(list.end))) continue;
+    const entries = list.letters.length === 1 ? labelledEntriesAt(text, pos, labels) : null;
+    if (entries) {
+      found.push({ index: pos, letters: entries });
+      continue;
+    }
     // "So the answer is C?" asks rather than answers.
     if (/^[^。！!\n]{0,30}?[?？]/.test(text.slice(list.end).replace(/\.\s[\s\S]*$/, ""))) continue;
     found.push(toStatement(pos, list, labels));
@@ -349,7 +459,7 @@ function* letterLists(text: string, runs: boolean): Generator<{ start: number; l
   let skipUntil = 0;
   for (const m of text.matchAll(starts)) {
     if (m.index! < skipUntil) continue;
-    const list = readLetterList(text, m.index!, false);
+    const list = readLetterList(text, m.index!, false, LIST_END_VERDICT);
     if (!list) continue;
     skipUntil = list.end;
     yield { start: m.index!, list };
@@ -359,11 +469,32 @@ function* letterLists(text: string, runs: boolean): Generator<{ start: number; l
 function verdictStatements(text: string, labels: readonly string[]): Statement[] {
   const found: Statement[] = [];
   for (const { start, list } of letterLists(text, true)) {
-    if (!VERDICT_AFTER.test(text.slice(list.end, list.end + 40))) continue;
-    if (NEGATION_BEFORE.test(text.slice(Math.max(0, start - 16), start))) continue;
+    const before = text.slice(Math.max(0, start - 16), start);
+    if (!VERDICT_AFTER.test(text.slice(list.end, list.end + 40)) && !VERDICT_BEFORE.test(before)) continue;
+    if (NEGATION_BEFORE.test(before) || NAME_BEFORE.test(before)) continue;
     found.push(toStatement(start, list, labels));
   }
   return found;
+}
+
+/** A second option entertained after the answer: "could also be D", "and possibly E", "A is also acceptable". */
+const ALSO =
+  /(?:(?:could|might|may|can) also be|(?:and|or),? possibly|can(?:not|'t) (?:completely |fully )?(?:rule out|exclude)|可能还有|或许还有|不能(?:完全)?排除)[ \t]*(?:options?|选项)?[ \t]*[(\[（【]?([A-Z])(?![A-Za-z])|(?<![A-Za-z0-9])([A-Z])(?![A-Za-z])[ \t]*(?:项|选项)?[ \t]*(?:(?:is|are|would be) also (?:acceptable|correct|possible|reasonable|right|valid|defensible)|也(?:可以|可|对|正确|有可能|可能|说得通))/g;
+/** Words that take back what was said before them. */
+const WITHDRAW =
+  /\bactually\b|on (?:second thought|reflection)|\bwait\b|\bcorrection\b|I was wrong|更正|修正|纠正|不对|重新考虑/i;
+
+/**
+ * Returns `true` when, after the final statement, the reply entertains another option ("but it could also be
+ * D") or takes the statement back and names another ("Actually, on reflection, A is better").
+ */
+function doubtedAfter(text: string, statement: Statement, labels: readonly string[]): boolean {
+  const rest = text.slice(statement.index);
+  const other = (letter: string | undefined) =>
+    letter !== undefined && labels.includes(letter) && !statement.letters!.includes(letter);
+  for (const m of rest.matchAll(ALSO)) if (other(m[1] ?? m[2])) return true;
+  const withdraw = rest.search(WITHDRAW);
+  return withdraw >= 0 && loneLettersAnywhere(rest.slice(withdraw), labels).some(other);
 }
 
 /** Words that withdraw an earlier answer, so a later, different one is a correction rather than a contradiction. */
@@ -394,6 +525,15 @@ function optionTextReading(text: string, index: OptionIndex): string[] | null {
       const inside = (a: string, b: string) => /[A-Za-z0-9]/.test(a) && /[A-Za-z0-9]/.test(b);
       if (inside(text[start - 1] ?? "", text[start]) || inside(text[end - 1], text[end] ?? "")) continue;
       if (/\d\.$/.test(text.slice(0, start)) && /\d/.test(text[start])) continue;
+      // A whole answer only: "阿司匹林联合氯吡格雷" does not name option "阿司匹林".
+      const after = text.slice(end);
+      if (
+        !OPTION_END.test(after) &&
+        !(OPTION_JOIN.test(after) &&
+          index.options.some((other) =>
+            matchView(after.replace(OPTION_JOIN, "")).norm.startsWith(other.view)
+          ))
+      ) continue;
       mentions.push({ label: o.label, start, end });
     }
   }
@@ -438,6 +578,18 @@ const NAME_BEFORE =
 /** What may stand before an option-like lone letter ("… is B,", "为（A）", "选项C"). */
 const OPTION_BEFORE = /(?:\b(?:is|be|option|choice|answer)|是|为|选|选项|答案)\s*[:：]?\s*$/i;
 
+/** Option letters standing alone anywhere ("A is better"), names ("vitamin D") and negated ones left out. */
+function loneLettersAnywhere(text: string, labels: readonly string[]): string[] {
+  const seen = new Set<string>();
+  for (const { start, list } of letterLists(text, false)) {
+    const before = text.slice(Math.max(0, start - 16), start);
+    if (NEGATION_BEFORE.test(before) || NAME_BEFORE.test(before)) continue;
+    if (NEGATION_AFTER.test(text.slice(list.end, list.end + 24))) continue;
+    for (const letter of list.letters) if (labels.includes(letter)) seen.add(letter);
+  }
+  return [...seen];
+}
+
 /** Letters standing alone as options (bracketed, cued by "is"/"为", or closing a clause), negated ones left out. */
 function loneLetters(text: string, labels: readonly string[]): string[] {
   const seen = new Set<string>();
@@ -479,6 +631,9 @@ export function extractChoice(
     if (earlier.length && !CORRECTION.test(since)) {
       return { letters: null, method: "cue", failure: "ambiguous" };
     }
+    if (last.letters && doubtedAfter(text, last, labels)) {
+      return { letters: null, method: "cue", failure: "ambiguous" };
+    }
     return decide(last, "cue");
   }
 
@@ -500,7 +655,9 @@ export function extractChoice(
   const leading = text.match(
     new RegExp(String.raw`^(?:选项|option\s*)?[(\[（]?(${L})[)\]）]?\s*[.、:：)）]\s*\S`, "i"),
   );
-  if (leading && !uncertain) return { letters: [leading[1]], method: "leading_option" };
+  // An opening "A. …" answers only when it is the one labelled entry, not the first of an option-by-option list.
+  const entries = new Set([...text.matchAll(ENTRY)].map((e) => e[1]).filter((l) => labels.includes(l)));
+  if (leading && !uncertain && entries.size <= 1) return { letters: [leading[1]], method: "leading_option" };
   if (uncertain) return { letters: null, method: "none", failure: "ambiguous" };
 
   if (!index.none && NONE_PHRASE.test(text)) {
