@@ -7,7 +7,9 @@ import type { ChatProvider, ChatRequest, ChatResponse } from "../lib/providers/t
 import { RunStore } from "../lib/store/run_store.ts";
 
 /** Judge replies written for the project, each with its scale and the score a careful reader takes (or null). */
-const CORPUS = new URL("./fixtures/judge_replies.jsonl", import.meta.url).pathname;
+const CORPORA = ["judge_replies.jsonl", "judge_replies_review.jsonl"].map((name) =>
+  new URL(`./fixtures/${name}`, import.meta.url).pathname
+);
 
 interface CorpusReply {
   reply: string;
@@ -17,11 +19,17 @@ interface CorpusReply {
   note: string;
 }
 
-Deno.test("judge replies: every reply of the written corpus (>= 120) reads as expected", async () => {
-  const corpus: CorpusReply[] = (await Deno.readTextFile(CORPUS)).trim().split("\n").map((l) =>
-    JSON.parse(l)
+Deno.test("judge replies: every reply of the written corpora (>= 190) reads as expected", async () => {
+  const corpus: CorpusReply[] = [];
+  for (const path of CORPORA) {
+    corpus.push(...(await Deno.readTextFile(path)).trim().split("\n").map((l) => JSON.parse(l)));
+  }
+  assert(corpus.length >= 190, `corpus has ${corpus.length} replies`);
+  assertEquals(
+    new Set(corpus.map((c) => `${c.min}-${c.max}:${c.reply}`)).size,
+    corpus.length,
+    "listed twice",
   );
-  assert(corpus.length >= 120, `corpus has ${corpus.length} replies`);
   const wrong = corpus
     .map((item) => ({ item, got: parseJudgeReply(item.reply, item.min, item.max)?.score ?? null }))
     .filter(({ item, got }) => got !== item.expected)

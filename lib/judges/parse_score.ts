@@ -139,19 +139,19 @@ const HEDGE_AFTER =
 /** Score phrases: a keyword or verb before the number, and what may stand between them. */
 const STATED = new RegExp(
   String.raw`(?:` +
-    // keyword + separator: "Score: 3", "final score is 2", "评分：4", "得分为 3 分", "【评分】4分", "评分：[[2]]"
+    // keyword + separator: "Score: 3", "final score is 2", "scores 3", "评分：4", "得分为 3 分", "【评分】4分"
     String
-      .raw`(?<kw>(?:final |overall |total )?(?:score|rating|grade)|(?:最终|最后|综合|总)?(?:评分|得分|分数|打分|总分))["']?\s*[\]】]?\s*(?:is|of|was|would be|:|：|=|为|是|\s)*\s*[\[【(]*\s*` +
+      .raw`(?<kw>(?:final |overall |total )?(?:scores?|scored|rating|grade)|(?:最终|最后|综合)?(?:评分|得分|分数|打分))["']?\s*[\]】]?\s*(?:is|of|was|would be|:|：|=|为|是|\s)*\s*[\[【(]*\s*` +
     `|` +
-    // verbs: "rate this answer 4/5", "give it a 3", "打4分", "给3分", "可得3分", "评为4分"
+    // verbs: "rate this answer 4/5", "Rated: 4", "give it a 3", "deserves a 4", "打4分", "给予3分", "评为4分"
     String
-      .raw`(?<verb>\brate[sd]?\b(?:\s+(?:this|it|the|answer|response|as|a|an))*|\bgive\s+(?:it|this(?:\s+answer)?)\s+a|(?:打|给|得|可得|应得|评为|评|计)(?:出|个|它|该回答)?)\s*` +
+      .raw`(?<verb>\brate[sd]?\b[:：]?(?:\s+(?:this|it|the|answer|response|as|a|an))*|\bgive\s+(?:it|this(?:\s+answer)?)\s+an?(?:\s+(?:solid|clear|strong|firm|generous|fair|low|high))?|\bdeserves?\s+an?|(?:打|给予|给|得|可得|应得|评为|评|计)(?:出|个|它|该回答)?)\s*` +
     `)(?<n>${NUMBER}|${WORD_NUMBER})`,
   "gi",
 );
-/** A number closing the reply in brackets ("[4]", "【4】") or anywhere in double brackets ("[[3]]"). */
+/** A reply that is only a bracketed number ("[4]", "【4】"), or a number in double brackets anywhere ("[[3]]"). */
 const BRACKETED = new RegExp(
-  String.raw`\[\[\s*(${NUMBER})\s*\]\]|(?:^|[。.!！?？]\s*|\n\s*)[\[【]\s*(${NUMBER})\s*[\]】]\s*$`,
+  String.raw`\[\[\s*(${NUMBER})\s*\]\]|^\s*[\[【]\s*(${NUMBER})\s*[\]】]\s*$`,
   "g",
 );
 /** "N分（满分M分）" anywhere, or a reply that is only "N分". */
@@ -159,26 +159,72 @@ const POINTS = new RegExp(
   String.raw`(?<n>${NUMBER})\s*分\s*(?=[(（]\s*满分)|^\s*(?<alone>${NUMBER})\s*分\s*[。.]?\s*$`,
   "g",
 );
-/** A bare "N/M" or "N out of M" (the scale stated with the number). */
+/** A bare "N/M" or "N out of M", read only on the judge's own scale (M = max). */
 const FRACTION = new RegExp(
   String.raw`(?<n>${NUMBER}|${WORD_NUMBER})\s*(?:\/|out\s+of)\s*(?<m>${NUMBER}|${WORD_NUMBER})`,
   "gi",
 );
+/** A scale declared anywhere in the reply: "10分制", "a 10-point scale", "scale of 1 to 10", "满分10分", "总分5分". */
+const SCALE_DECLARED =
+  /(\d+)\s*分制|(\d+)[- ]point scale|scale (?:of|from) \d+\s*(?:to|-|–)\s*(\d+)|(?:满分|总分)\s*(?:为|是)?\s*(\d+)/gi;
 /**
- * Clinical scales that are not the judge's verdict ("GCS score of 3", "mRS评分3分", "Apgar评分8分"): a name with two
- * or more capitals, or a known scale or Chinese clinical word, right before the score keyword.
+ * Clinical scores that are not the judge's verdict ("GCS score of 3", "mRS评分3分", "Gleason评分4分", "pain
+ * score of 3", "heart rate 110"): a name with two or more capitals, or a known scale or clinical word, right
+ * before the keyword.
  */
-const CLINICAL_BEFORE =
-  /(?:\b(?=[\w₂-]*[A-Z][\w₂-]*[A-Z])[A-Za-z][\w₂-]+|Apgar|Glasgow|Wells|Braden|Barthel|Caprini|Child-Pugh|Ranson|Alvarado|疼痛|昏迷|营养|风险|跌倒|压疮|病情|严重程度)\s*$/;
-/** Final-verdict markers in the few characters before a stated score. */
-const FINAL_BEFORE = /(?:final|overall|total|最终|最后|综合|总)[^\n]{0,14}$/i;
+const CLINICAL_BEFORE = new RegExp(
+  String.raw`(?:\b(?=[\w₂-]*[A-Z][\w₂-]*[A-Z])[A-Za-z][\w₂-]+` + // GCS, NIHSS, mRS, CHA2DS2-VASc
+    String
+      .raw`|\b(?:[Aa]pgar|[Gg]lasgow|[Gg]leason|[Ww]ells|[Bb]raden|[Bb]arthel|[Cc]aprini|[Rr]anson|[Aa]lvarado|[Bb]ishop|[Cc]entor|[Kk]illip|[Rr]ockall|[Bb]latchford|[Mm]allampati|[Nn]orton|[Mm]orse|[Pp]ain|[Rr]isk|[Ss]everity|[Ff]railty|[Hh]eart|[Rr]espiratory|[Pp]ulse|[Ii]nfusion|[Ff]low|[Ff]iltration|[Ss]edimentation)` +
+    String.raw`|疼痛|昏迷|营养|风险|跌倒|压疮|病情|严重程度)\s*$`,
+);
+/** Final-verdict or retraction markers in the sentence of a stated score ("Final score", "最终评分", "Actually … a 3"). */
+const FINAL_BEFORE =
+  /final|overall|total|最终|最后|综合|总|actually|on (?:second thought|reflection)|更正|修正/i;
+/** A condition around a score ("Had it mentioned dosing, I would rate it 5", "如果…则给5分"): not the verdict. */
+const CONDITION_BEFORE = /^\s*had\b|\bif\b|\bunless\b|\bwere it\b|\botherwise\b|如果|若|假如|要是|倘若/i;
+/** Another answer's score ("the reference answer would score 5", "rated 2 by the reference grader"). */
+const OTHER_ANSWER =
+  /\b(?:reference|previous|other|ideal|gold|expert|standard|model)\s+(?:answer|response|grader|solution)|参考答案|标准答案|前一个回答|上一个回答|其他回答/i;
+/** A count, not a score: "4/5 key points", "meets 3 of 5 criteria". */
+const COUNT_AFTER =
+  /^\s*(?:of\s+(?:the\s+)?)?(?:key\s+|rubric\s+|checklist\s+)?(?:points?|criteria|items?|elements?|aspects?|requirements?|要点|个要点|项|条)/i;
+/** An alternative score offered after the verdict ("Score: 4 — but if …, 3"). */
+const ALTERNATIVE_AFTER = /\b(?:but|or|however)\b[^\n]{0,60}\bif\b[^\n]*?\d|但(?:如果|若)[^\n]*?\d/i;
+
+/**
+ * The text around `start..end`: the sentence before it (from the last sentence break), the clause before it
+ * (also cut at commas and "but"), and the clause after it.
+ */
+function around(
+  text: string,
+  start: number,
+  end: number,
+): { sentence: string; clause: string; after: string } {
+  const head = text.slice(0, start);
+  const sentence = head.slice(
+    Math.max(...[".", "。", "!", "！", "?", "？", "\n", ";", "；"].map((c) => head.lastIndexOf(c))) + 1,
+  );
+  const clause = sentence.split(/[,，]|\bbut\b|但是?/).pop()!;
+  const tail = text.slice(end);
+  const stop = tail.search(/[.。!！?？\n;；,，](?!\d)|\bbut\b|但/);
+  return { sentence, clause, after: stop >= 0 ? tail.slice(0, stop) : tail };
+}
 
 function textReadings(text: string, min: number, max: number): Reading[] {
   const readings: Reading[] = [];
   const covered: [number, number][] = [];
-  const add = (start: number, end: number, value: number | null, final: boolean) => {
+  const declared = [...text.matchAll(SCALE_DECLARED)].map((m) => Number(m[1] ?? m[2] ?? m[3] ?? m[4]));
+  const otherScale = declared.some((m) => m !== max);
+  const add = (start: number, end: number, value: number | null) => {
     covered.push([start, end]);
-    readings.push({ score: value, final, method: "text", reason: text.trim() });
+    const { sentence, clause, after } = around(text, start, end);
+    // Conditional scores and other answers' scores are left out; what remains must agree.
+    if (CONDITION_BEFORE.test(sentence) || OTHER_ANSWER.test(clause) || OTHER_ANSWER.test(after)) return;
+    const hedged = ALTERNATIVE_AFTER.test(text.slice(end).split("\n")[0]);
+    const score = otherScale || hedged ? null : value;
+    const final = FINAL_BEFORE.test(sentence + text.slice(start, end));
+    readings.push({ score, final, method: "text", reason: text.trim() });
   };
   const judge = (token: string, after: string): number | null => {
     const value = toNumber(token);
@@ -193,39 +239,36 @@ function textReadings(text: string, min: number, max: number): Reading[] {
     const start = m.index!;
     const before = text.slice(Math.max(0, start - 24), start);
     const quoted = /["“'‘「]\s*$/.test(before) && !/^\S+["']\s*[:：]/.test(m[0]);
-    if (quoted || (m.groups!.kw && CLINICAL_BEFORE.test(before))) continue;
+    if (quoted || CLINICAL_BEFORE.test(before)) continue;
+    if (m.groups!.verb && /(?:\bnot|n't|\bnever|不)\s*$/i.test(before)) continue;
     const end = start + m[0].length;
     const after = text.slice(end, end + 24);
-    // "4分：基本正确" defines a rubric level; "5分钟" is a time; "扣2分" a deduction; "满分5分" the scale.
-    if (
-      /^\s*分\s*[:：]/.test(after) || /^\s*分钟/.test(after) || /(?:扣|满)\s*$/.test(text.slice(0, start))
-    ) {
-      continue;
-    }
+    // "4分：基本正确" and "Score 5: complete" define rubric levels; "5分钟" is a time; "扣2分" a deduction.
+    if (/^\s*分?\s*[:：=]/.test(after) || /^\s*分钟/.test(after) || /(?:扣|满|总)\s*$/.test(before)) continue;
     if (m.groups!.verb && /^[给得打评计]/.test(m.groups!.verb) && !/^\s*分/.test(after)) continue;
-    const lead = m[0].slice(0, m[0].length - m.groups!.n.length);
-    add(start, end, judge(m.groups!.n, after), FINAL_BEFORE.test(before + lead));
+    add(start, end, judge(m.groups!.n, after));
   }
   for (const m of text.matchAll(BRACKETED)) {
     const start = m.index!;
     if (covered.some(([s, e]) => start >= s && start < e + 4)) continue;
-    add(start, start + m[0].length, judge(m[1] ?? m[2], text.slice(start + m[0].length)), false);
+    add(start, start + m[0].length, judge(m[1] ?? m[2], text.slice(start + m[0].length)));
   }
   for (const m of text.matchAll(POINTS)) {
     const start = m.index!;
     if (covered.some(([s, e]) => start >= s && start <= e)) continue;
     const after = text.slice(start + m[0].length, start + m[0].length + 24);
-    add(start, start + m[0].length, judge(m.groups!.n ?? m.groups!.alone, after), false);
+    add(start, start + m[0].length, judge(m.groups!.n ?? m.groups!.alone, after));
   }
   for (const m of text.matchAll(FRACTION)) {
     const start = m.index!;
+    const end = start + m[0].length;
     if (covered.some(([s, e]) => start >= s && start <= e)) continue;
     const before = text.slice(Math.max(0, start - 24), start);
     if (/(?:满分|out\s+of)\s*$/i.test(before) || /["“'‘「]\s*$/.test(before)) continue;
+    // Only a fraction on the judge's own scale is a verdict; "140/90" and "4/5 key points" are not.
+    if (toNumber(m.groups!.m) !== max || COUNT_AFTER.test(text.slice(end, end + 24))) continue;
     const value = toNumber(m.groups!.n);
-    const denominator = toNumber(m.groups!.m);
-    const stated = denominator === max && inScale(value, min, max) ? value : null;
-    add(start, start + m[0].length, stated, FINAL_BEFORE.test(before));
+    add(start, end, inScale(value, min, max) ? value : null);
   }
   return readings;
 }
