@@ -1,5 +1,6 @@
 import { assert, assertEquals, assertStringIncludes } from "@std/assert";
 import { pathExists } from "../lib/core/fs.ts";
+import { RunStore } from "../lib/store/run_store.ts";
 import { ROOT, runCli } from "./run_cli.ts";
 
 const LLMEVAL = ["eval", "llmeval-med", "--data", `${ROOT}data/llmeval_med/sample.json`, "--limit", "2"];
@@ -78,7 +79,7 @@ Deno.test("CLI: a bad configuration exits 2 with one line naming the flag and le
       "--api-key-env",
       "MEDEVAL_TEST_UNSET_KEY",
     ], "--api-key-env: the environment variable MEDEVAL_TEST_UNSET_KEY is not set"],
-    ["bad base URL", [...CLIMED, "--model", "m", "--base-url", "localhost 8000"], "is not a URL"],
+    ["bad base URL", [...CLIMED, "--model", "m", "--base-url", "localhost 8000"], "is not an http(s) URL"],
     ["no base URL", [...CLIMED, "--model", "m"], "--base-url URL", { OPENAI_BASE_URL: "" }],
     ["ablation that changes nothing", [
       ...LLMEVAL,
@@ -91,6 +92,38 @@ Deno.test("CLI: a bad configuration exits 2 with one line naming the flag and le
     ["unknown ablation", [...CLIMED, ...OFFLINE, "--ablation", "shuffle"], 'unknown ablation "shuffle"'],
     ["bad buckets", [...CLIMED, ...OFFLINE, "--buckets", "length:1"], "--buckets expects length:K"],
     ["unknown flag", [...CLIMED, ...OFFLINE, "--judg", "x"], "--judg"],
+    [
+      "judge runs without a judge",
+      [...LLMEVAL, ...OFFLINE, "--judge-runs", "2"],
+      "--judge-runs needs --judge",
+    ],
+    [
+      "embeddings URL without a model",
+      [...CLIMED, ...OFFLINE, "--embed-base-url", "http://127.0.0.1:9/v1"],
+      "--embed-base-url needs --embed-model",
+    ],
+    ["unset judge key variable", [
+      ...LLMEVAL,
+      ...OFFLINE,
+      "--judge",
+      "offline:overlap",
+      "--judge-api-key-env",
+      "MEDEVAL_TEST_UNSET_KEY",
+    ], "--judge-api-key-env: the environment variable MEDEVAL_TEST_UNSET_KEY is not set"],
+    ["judge without a base URL", [...LLMEVAL, ...OFFLINE, "--judge", "gpt-j"], "--judge-base-url URL", {
+      OPENAI_BASE_URL: "",
+    }],
+    [
+      "bad judge base URL",
+      [...LLMEVAL, ...OFFLINE, "--judge", "gpt-j", "--judge-base-url", "judge:80"],
+      '--judge-base-url: "judge:80" is not an http(s) URL',
+    ],
+    [
+      "no Chromium for figures",
+      [...CLIMED, "--model", "offline:reference", "--quiet"],
+      "CHROME_PATH=/nonexistent/chromium",
+      { CHROME_PATH: "/nonexistent/chromium" },
+    ],
   ];
   for (const [what, args, message, env] of cases) {
     const out = `${dir}/${what.replaceAll(" ", "_")}`;
@@ -101,6 +134,51 @@ Deno.test("CLI: a bad configuration exits 2 with one line naming the flag and le
     assertStringIncludes(result.errors[0], message, what);
     assertEquals(await pathExists(out), false, `${what}: ${out} was created`);
   }
+});
+
+Deno.test("CLI: an --out that is a file is refused before anything is written", async () => {
+  const file = await Deno.makeTempFile({ prefix: "medeval-cli-" });
+  const result = await runCli([...CLIMED, ...OFFLINE, "--out", file]);
+  assertEquals(result.code, 2, result.stderr);
+  assertStringIncludes(result.errors[0], `--out: ${file} exists and is not a directory`);
+});
+
+Deno.test("CLI: a refused --resume leaves the stored run exactly as it was", async () => {
+  const out = `${await Deno.makeTempDir({ prefix: "medeval-cli-" })}/run`;
+  const first = await runCli([...CLIMED, ...OFFLINE, "--ablation", "perturb:homophone", "--out", out]);
+  assertEquals(first.code, 0, first.stderr);
+  const snapshot = () => {
+    const store = new RunStore(`${out}/run.sqlite`);
+    try {
+      return { manifest: store.manifest(), events: store.events().length };
+    } finally {
+      store.close();
+    }
+  };
+  const before = snapshot();
+  const args = ["--ablation", "cot", "--ablation", "perturb:homophone", "--perturb-seed", "1", "--resume"];
+  const refused = await runCli([...CLIMED, ...OFFLINE, ...args, "--out", out]);
+  assertEquals(refused.code, 2, refused.stderr);
+  assertStringIncludes(refused.errors[0], "condition:perturb:homophone@0.12");
+  assertEquals(snapshot(), before);
+});
+
+Deno.test("CLI: reproduce checks every run before the first one starts", async () => {
+  const root = await Deno.makeTempDir({ prefix: "medeval-cli-" });
+  const noJudge = await runCli(["reproduce", "--no-render", "--out", root], {
+    MEDEVAL_MODELS: "some-model",
+    OPENAI_BASE_URL: "http://127.0.0.1:9/v1",
+    MEDEVAL_JUDGE_MODEL: "",
+  });
+  assertEquals(noJudge.code, 2, noJudge.stderr);
+  assertStringIncludes(noJudge.errors[0], "llmeval-med is judge-scored");
+  assertEquals(await pathExists(`${root}/runs`), false, "no run was started");
+  const zero = await runCli(["reproduce", "--no-render", "--out", root], { MEDEVAL_LIMIT: "0" });
+  assertEquals(zero.code, 2, zero.stderr);
+  assertStringIncludes(zero.errors[0], "MEDEVAL_LIMIT expects an integer >= 1, got 0");
+  const fractional = await runCli(["reproduce", "--no-render", "--out", root, "--limit", "1.5"]);
+  assertEquals(fractional.code, 2, fractional.stderr);
+  assertStringIncludes(fractional.errors[0], "--limit expects an integer >= 1, got 1.5");
 });
 
 Deno.test("CLI: after a refused configuration the corrected command runs without --resume", async () => {

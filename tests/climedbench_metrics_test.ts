@@ -110,6 +110,10 @@ Deno.test("sequence parsing: steps with compatibility characters match when quot
   const ascii = "第一步：评估III度房室传导阻滞\n第二步：术前新辅助化疗(FOLFOX)\n第三步：行II期手术切除";
   assertEquals(extractOrder(ascii, labels, steps).order, ["C", "B", "A"]);
   assertEquals(normalizeForMatch("Ⅱ期（ＦＯＬＦＯＸ）"), normalizeForMatch("II期 (folfox)"));
+  // Steps sharing an opening are told apart by their whole text; "(1)" numbering is read too.
+  const shared = { A: "Give aspirin 300 mg", B: "Give aspirin 300 mg then clopidogrel", C: "Obtain an ECG" };
+  const reply = "(1) Obtain an ECG\n(2) Give aspirin 300 mg then clopidogrel\n(3) Give aspirin 300 mg";
+  assertEquals(extractOrder(reply, labels, shared).order, ["C", "B", "A"]);
 });
 
 Deno.test("Kendall tau-b: hand-checked cases with ties and the missing/duplicate/extra policy", () => {

@@ -44,6 +44,6 @@ export function scriptedReply(body: FakeChatBody): string {
   const score = plannedVerdict(tag, run, attempt);
   if (score === null) return "I am unable to decide on a grade for this answer.";
   return run === 2
-    ? `理由：与参考答案比较后给出评分。[${score}]`
+    ? `理由：已与参考答案逐项比较。\n评分：[[${score}]]`
     : JSON.stringify({ score, reason: `scripted score for ${tag}` });
 }

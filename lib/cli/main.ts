@@ -12,7 +12,7 @@ import { type EvalConfig, runEval } from "../pipeline/run_eval.ts";
 import { redact } from "../providers/redact.ts";
 import { formatEstimate } from "../report/tables.ts";
 import { downloadDataset, DOWNLOADS } from "./download.ts";
-import { reproduce, reproduceEnv } from "./reproduce.ts";
+import { checkLimit, reproduce, reproduceEnv } from "./reproduce.ts";
 
 /** Usage of `deno task eval`, generated from the option table; for one benchmark when `benchmark` is given. */
 async function evalUsage(benchmark?: string): Promise<string> {
@@ -71,6 +71,11 @@ function evalConfig(benchmark: string, values: Record<string, unknown>): EvalCon
   const stamp = new Date().toISOString().replace(/[:.]/g, "-");
   config.out ??= `runs/${benchmark}/${safeName(String(config.model))}-${stamp}`;
   return config as unknown as EvalConfig;
+}
+
+function checkedLimit(limit: number | undefined): number | undefined {
+  if (limit !== undefined) checkLimit(limit, "--limit");
+  return limit;
 }
 
 async function evalCommand(args: string[]): Promise<number> {
@@ -155,7 +160,7 @@ async function main(args: string[]): Promise<number> {
         models: values.models?.split(",").map((m) => m.trim()).filter(Boolean) ?? env.models,
         judge: values.judge ?? env.judge,
         baseUrl: values["base-url"] ?? env.baseUrl,
-        limit: numberFlag(values, "limit") ?? env.limit,
+        limit: checkedLimit(numberFlag(values, "limit")) ?? env.limit,
         dataDir: values["data-dir"] ?? env.dataDir,
       });
       for (const path of paths) console.log(`wrote ${path}`);

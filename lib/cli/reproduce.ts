@@ -18,7 +18,7 @@ import { writeClaims } from "../papers/claims_report.ts";
 import { indexPage, type RunSection } from "../papers/index_page.ts";
 import { loadPapers } from "../papers/paper.ts";
 import { datasetFacts, type PaperOutputs, writePaperTables } from "../papers/write_paper.ts";
-import { runEval } from "../pipeline/run_eval.ts";
+import { type EvalPlan, executeEval, planEval } from "../pipeline/run_eval.ts";
 import { exportFigureSets, type FigureSet, type ImageFormat } from "../report/figures.ts";
 import { overviewTable, runFigures } from "../report/run_report.ts";
 import type { Summary } from "../report/summary.ts";
@@ -49,15 +49,20 @@ export interface ReproduceOptions {
   log?: boolean;
 }
 
+/** Throws a {@linkcode ConfigError} naming `source` unless `limit` is an integer ≥ 1. */
+export function checkLimit(limit: number, source: string): void {
+  if (!Number.isInteger(limit) || limit < 1) {
+    throw new ConfigError(`${source} expects an integer >= 1, got ${limit}`);
+  }
+}
+
 /** The settings `reproduce` reads from the environment: models, judge, base URL, limit, data directory. */
 export function reproduceEnv(
   env: { get(name: string): string | undefined } = Deno.env,
 ): Partial<ReproduceOptions> {
   const models = env.get("MEDEVAL_MODELS")?.split(",").map((m) => m.trim()).filter(Boolean);
   const limit = env.get("MEDEVAL_LIMIT");
-  if (limit !== undefined && !Number.isInteger(Number(limit))) {
-    throw new ConfigError(`MEDEVAL_LIMIT must be an integer, got "${limit}"`);
-  }
+  if (limit !== undefined) checkLimit(Number(limit), "MEDEVAL_LIMIT");
   return {
     models: models?.length ? models : undefined,
     judge: env.get("MEDEVAL_JUDGE_MODEL") || undefined,
@@ -83,8 +88,18 @@ interface BenchmarkRun {
   facts?: Record<string, number>;
 }
 
-/** Runs one benchmark: offline baselines always, real models when configured; writes its tables. */
-async function runBenchmark(name: string, task: Task, options: ReproduceOptions): Promise<BenchmarkRun> {
+/** One benchmark's runs, checked before any of them starts. */
+interface BenchmarkPlan {
+  name: string;
+  task: Task;
+  /** The full data set's path, when it is downloaded. */
+  full?: string;
+  needsJudge: boolean;
+  runs: { model: string; plan: EvalPlan }[];
+}
+
+/** Plans one benchmark's runs (offline baselines always, real models when configured); writes nothing. */
+async function planBenchmark(name: string, task: Task, options: ReproduceOptions): Promise<BenchmarkPlan> {
   const full = await fullDataPath(name, options.dataDir);
   const data = full ?? new URL(`../../${task.defaultDataPath}`, import.meta.url).pathname;
   const needsJudge = task.scorers.some((s) => s.needsJudge);
@@ -100,14 +115,11 @@ async function runBenchmark(name: string, task: Task, options: ReproduceOptions)
     }
     runs.push({ model, judge: needsJudge ? options.judge : undefined, real: true });
   }
-  const summaries: Summary[] = [];
-  let facts: Record<string, number> | undefined;
+  const planned: BenchmarkPlan["runs"] = [];
   for (const run of runs) {
     const out = `${options.root}/runs/reproduce/${name}/${safeName(run.model)}`;
     const resume = run.real && (await pathExists(`${out}/run.sqlite`));
-    if (!run.real) await Deno.remove(out, { recursive: true }).catch(() => {});
-    if (options.log !== false) console.log(`reproduce: ${name} · ${run.model}${resume ? " (resuming)" : ""}`);
-    const result = await runEval({
+    const plan = await planEval({
       benchmark: name,
       model: run.model,
       baseUrl: run.real ? options.baseUrl : undefined,
@@ -122,9 +134,26 @@ async function runBenchmark(name: string, task: Task, options: ReproduceOptions)
       data,
       out,
       resume,
+      // Offline baselines are recomputed from scratch every time; real models' runs are resumed.
+      replace: !run.real,
       progress: false,
       renderFigures: false,
     });
+    planned.push({ model: run.model, plan });
+  }
+  return { name, task, full, needsJudge, runs: planned };
+}
+
+/** Runs one planned benchmark and writes its tables. */
+async function runBenchmark(planned: BenchmarkPlan, options: ReproduceOptions): Promise<BenchmarkRun> {
+  const { name, task, full, needsJudge } = planned;
+  const summaries: Summary[] = [];
+  let facts: Record<string, number> | undefined;
+  for (const run of planned.runs) {
+    if (options.log !== false) {
+      console.log(`reproduce: ${name} · ${run.model}${run.plan.config.resume ? " (resuming)" : ""}`);
+    }
+    const result = await executeEval(run.plan);
     if (result.failures > 0) {
       throw new ConfigError(
         `${name} · ${run.model}: ${result.failures} calls failed for good; rerun \`deno task reproduce\` to resume`,
@@ -195,10 +224,13 @@ export async function reproduce(options: ReproduceOptions): Promise<string[]> {
   const opts = { ...options, root };
   const papers = await loadPapers(options.papersDir);
 
-  const runs: BenchmarkRun[] = [];
+  // Every run of every benchmark is checked before the first one starts.
+  const plans: BenchmarkPlan[] = [];
   for (const name of Object.keys(BENCHMARKS).sort()) {
-    runs.push(await runBenchmark(name, await getTask(name), opts));
+    plans.push(await planBenchmark(name, await getTask(name), opts));
   }
+  const runs: BenchmarkRun[] = [];
+  for (const plan of plans) runs.push(await runBenchmark(plan, opts));
   const summaries = runs.flatMap((r) => r.summaries);
   const facts: DataFacts = Object.fromEntries(runs.map((r) => [r.section.benchmark, r.facts]));
 

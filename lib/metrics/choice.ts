@@ -1,21 +1,26 @@
 /**
  * Multiple-choice answer extraction for Chinese and English replies, and accuracy scoring.
  *
- * The extractor reads the reply's final answer, in this order of strength:
+ * The extractor reads the reply's final answer (after any `</think>`), in this order of strength:
  * 1. answer statements: a cue followed by option letters ("答案：B", "故选A、C", "The correct answers are A,
- *    B, and C", "Answers: B, D", "\boxed{C}") or by an option's text ("the answer is primary aldosteronism");
- *    the last statement wins, so letters mentioned while reasoning and earlier, corrected answers do not count;
- * 2. verdicts, when no statement exists: "B is correct", "选项C正确", "Both A and D are correct" (negated ones,
- *    "A is incorrect", "C并不正确", are skipped; several positive verdicts are read together);
- * 3. a reply that is only letters ("ACD", "(B)", "A，C") or that opens with a labelled option ("B. 急性阑尾炎");
- * 4. an option's text (or a "none of the above" phrasing, when such an option exists), preferring what follows
- *    the last concluding phrase and skipping negated mentions;
+ *    B, and C", "Answers: B, D", "\boxed{C}"), by labelled options ("- A. Hypertension\n- C. Diabetes") or by
+ *    options' texts ("the answer is primary aldosteronism"). A list ends with its clause and never crosses a line
+ *    ("本题选D，A、B、C三项都不正确" answers D). The last statement wins when a correction word ("actually",
+ *    "更正", "but" …) comes before it; statements inside a condition ("if …, the answer would be D"), questions
+ *    ("So the answer is C?") and negated ones are not answers;
+ * 2. verdicts, when no statement exists: "B is correct", "选项C正确", "A. Correct", "B：正确", "so is D"
+ *    (negated ones, "A is incorrect", "C并不正确", are skipped; several positive verdicts are read together);
+ * 3. a reply that is only letters ("ACD", "(B)", "A，C") or that opens with the one labelled option it gives;
+ * 4. options' texts named as a whole answer (or a "none of the above" phrasing, when such an option exists),
+ *    preferring what follows the last concluding phrase and skipping negated mentions;
  * 5. a single option-like letter ("…首选二甲双胍（A）。").
  *
- * "Not extractable" is the outcome whenever the reading is not definite: a final statement hedged between
- * options ("A or C", "A/B", "或"), letters the item does not have, readings that disagree, or a hedge ("无法确定",
- * "both are possible") with no statement. A confidently wrong letter costs more than an extraction failure:
- * unextractable replies count wrong and are reported on their own.
+ * "Not extractable" is the outcome whenever the reading is not definite: a final answer hedged between options
+ * ("A or C", "A/B", "或"), another option entertained after it ("but it could also be D", "可能还有E",
+ * "Actually, A is better"), different final answers with no correction between them, letters the item does not
+ * have, an option's text that is only part of the answer ("阿司匹林联合氯吡格雷" for option "阿司匹林"), readings
+ * that disagree, or a hedge ("无法确定", "both are plausible") with no statement. A confidently wrong letter
+ * costs more than an extraction failure: unextractable replies count wrong and are reported on their own.
  * @module
  */
 
@@ -60,7 +65,7 @@ export function normalizeReply(text: string): string {
 }
 
 /** A reply or option text reduced for matching: `norm` holds its characters, `at[i]` where `norm[i]` came from. */
-export interface MatchView {
+interface MatchView {
   /** Lower-case text without whitespace, punctuation or symbols. */
   norm: string;
   /** Index in the source text of each character of `norm`. */

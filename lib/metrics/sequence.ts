@@ -22,6 +22,17 @@ export interface OrderExtraction {
 
 const CHINESE_DIGITS = "一二三四五六七八九十";
 
+/**
+ * The step a numbered line quotes: the longest step whose whole text the line holds, else the one step whose
+ * opening (12 characters) it holds; `undefined` when none, or when two steps share the quoted opening.
+ */
+function quotedStep(line: string, steps: { label: string; view: string }[]): string | undefined {
+  const whole = steps.filter((s) => line.includes(s.view)).sort((a, b) => b.view.length - a.view.length);
+  if (whole.length) return whole[0].label;
+  const opening = steps.filter((s) => line.includes(s.view.slice(0, 12)));
+  return opening.length === 1 ? opening[0].label : undefined;
+}
+
 const LINK = String.raw`\s*(?:>|＞|→|->|—>|=>|⇒|,|，|、|;|；|-|–|—|\s)\s*`;
 
 /**
@@ -59,20 +70,19 @@ export function extractOrder(
 
   // Step texts and reply lines are compared in one normal form (normalizeForMatch), so "Ⅱ期" in a step
   // matches "II期" (or "Ⅱ期") in the reply, and full-width forms match their ASCII forms.
-  const probes = Object.entries(steps)
-    .map(([label, step]) => ({ label, probe: normalizeForMatch(step).slice(0, 12) }))
-    .filter((p) => p.probe.length >= 4);
+  const stepViews = Object.entries(steps)
+    .map(([label, step]) => ({ label, view: normalizeForMatch(step) }))
+    .filter((s) => s.view.length >= 4);
   const items: { n: number; label: string }[] = [];
   for (const line of text.split("\n")) {
-    const m = line.match(/^\s*(?:第\s*)?(\d{1,2}|[一二三四五六七八九十])\s*(?:步)?\s*[.、)）:：]\s*(.*)$/);
+    const m = line.match(
+      /^\s*(?:第\s*)?(?:[(（](\d{1,2}|[一二三四五六七八九十])[)）]|(\d{1,2}|[一二三四五六七八九十])\s*(?:步)?\s*[.、)）:：])\s*(.*)$/,
+    );
     if (!m) continue;
-    const body = m[2];
+    const [number, body] = [m[1] ?? m[2], m[3]];
     const lead = body.match(new RegExp(String.raw`^[(\[（]?(${L})(?![A-Za-z])`));
-    const view = normalizeForMatch(body);
-    const quoted = probes.filter((p) => view.includes(p.probe));
-    // A line quoting two steps' openings is read as the one it quotes longest.
-    const label = lead?.[1] ?? quoted.sort((a, b) => b.probe.length - a.probe.length)[0]?.label;
-    if (label) items.push({ n: CHINESE_DIGITS.indexOf(m[1]) + 1 || Number(m[1]), label });
+    const label = lead?.[1] ?? quotedStep(normalizeForMatch(body), stepViews);
+    if (label) items.push({ n: CHINESE_DIGITS.indexOf(number) + 1 || Number(number), label });
   }
   if (items.length >= 2) {
     return { order: items.sort((a, b) => a.n - b.n).map((i) => i.label), method: "numbered_list" };

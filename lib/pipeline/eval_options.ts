@@ -27,6 +27,8 @@ export interface EvalOption {
   max?: number;
   /** `true` when the value must be greater than `min` rather than at least `min`. */
   exclusiveMin?: boolean;
+  /** Another flag without which this one means nothing (`judge-runs` needs `judge`). */
+  requires?: string;
   /** `common`: every benchmark takes it; `benchmark`: only benchmarks whose `Task.flags` list it. */
   scope: "common" | "benchmark";
   /** Usage section. */
@@ -220,6 +222,7 @@ export const EVAL_OPTIONS: readonly EvalOption[] = [
   },
   {
     flag: "judge-base-url",
+    requires: "judge",
     key: "judgeBaseUrl",
     kind: "string",
     value: "URL",
@@ -229,6 +232,7 @@ export const EVAL_OPTIONS: readonly EvalOption[] = [
   },
   {
     flag: "judge-api-key-env",
+    requires: "judge",
     key: "judgeApiKeyEnv",
     kind: "string",
     value: "VAR",
@@ -238,6 +242,7 @@ export const EVAL_OPTIONS: readonly EvalOption[] = [
   },
   {
     flag: "judge-runs",
+    requires: "judge",
     key: "judgeRuns",
     kind: "integer",
     value: "N",
@@ -248,6 +253,7 @@ export const EVAL_OPTIONS: readonly EvalOption[] = [
   },
   {
     flag: "judge-concurrency",
+    requires: "judge",
     key: "judgeConcurrency",
     kind: "integer",
     value: "N",
@@ -258,6 +264,7 @@ export const EVAL_OPTIONS: readonly EvalOption[] = [
   },
   {
     flag: "judge-temperature",
+    requires: "judge",
     key: "judgeTemperature",
     kind: "number",
     value: "T",
@@ -269,6 +276,7 @@ export const EVAL_OPTIONS: readonly EvalOption[] = [
   },
   {
     flag: "judge-seed",
+    requires: "judge",
     key: "judgeSeed",
     kind: "integer",
     value: "N",
@@ -288,6 +296,7 @@ export const EVAL_OPTIONS: readonly EvalOption[] = [
   },
   {
     flag: "embed-base-url",
+    requires: "embed-model",
     key: "embedBaseUrl",
     kind: "string",
     value: "URL",
@@ -327,6 +336,10 @@ export function checkEvalOptions(config: EvalConfig, task: Pick<Task, "name" | "
     if (option.scope === "benchmark" && !task.flags.includes(option.flag)) {
       const own = task.flags.map((f) => `--${f}`).join(", ") || "none";
       throw new ConfigError(`--${option.flag} is not used by ${task.name} (its own flags: ${own})`);
+    }
+    const needed = option.requires && evalOption(option.requires);
+    if (needed && config[needed.key] === undefined) {
+      throw new ConfigError(`--${option.flag} needs --${needed.flag}`);
     }
     if (option.kind !== "integer" && option.kind !== "number") continue;
     const n = value as number;

@@ -28,6 +28,7 @@ import { type EmbedderConfig, StoreEmbedder } from "../providers/embeddings.ts";
 import { createProvider, resolveBaseUrl } from "../providers/factory.ts";
 import { endpointLabel } from "../providers/openai.ts";
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from "../providers/retry.ts";
+import { findChromium } from "../report/figures.ts";
 import { Progress } from "../report/progress.ts";
 import type { Summary } from "../report/summary.ts";
 import type { ChatProvider, GenerationParams } from "../providers/types.ts";
@@ -99,6 +100,11 @@ export interface EvalConfig {
   renderFigures?: boolean;
   /** Retry policy override (tests use short delays). */
   retryPolicy?: RetryPolicy;
+  /**
+   * Replace a run already in `out` (the whole directory, when the run starts) instead of refusing: for runs
+   * recomputed from scratch each time, such as the offline baselines of `reproduce`.
+   */
+  replace?: boolean;
 }
 
 /** What a finished run returns. */
@@ -144,15 +150,18 @@ function planJudge(config: EvalConfig, task: Task): JudgePlan | undefined {
       `--judge: ${task.name} is scored by a judge: pass --judge NAME (with --judge-base-url URL), or --judge offline:overlap for an offline smoke test; the model under test is never used as its own judge by default`,
     );
   }
+  if (config.judgeApiKeyEnv) requireEnv("judge-api-key-env", config.judgeApiKeyEnv);
   if (config.judge === "offline:overlap") return { offline: new OverlapJudge() };
   if (!task.judgePrompt) throw new ConfigError(`${task.name} has no judge prompt`);
   const apiKeyEnv = config.judgeApiKeyEnv ??
     (Deno.env.get("JUDGE_API_KEY") ? "JUDGE_API_KEY" : "OPENAI_API_KEY");
-  if (config.judgeApiKeyEnv) requireEnv("judge-api-key-env", config.judgeApiKeyEnv);
+  const modelBaseUrl = config.model.startsWith("offline:") ? undefined : config.baseUrl;
   return {
     provider: createProvider({
       model: config.judge,
-      baseUrl: config.judgeBaseUrl ?? (config.model.startsWith("offline:") ? undefined : config.baseUrl),
+      baseUrl: config.judgeBaseUrl ?? modelBaseUrl,
+      baseUrlFlag: config.judgeBaseUrl || !modelBaseUrl ? "--judge-base-url" : "--base-url",
+      who: `--judge: judge "${config.judge}"`,
       apiKeyEnv,
       timeoutMs: timeoutMs(config),
       concurrency: config.judgeConcurrency ?? config.concurrency ?? 8,
@@ -302,7 +311,7 @@ export async function planEval(config: EvalConfig): Promise<EvalPlan> {
       baseURL: resolveBaseUrl(
         config.embedBaseUrl ?? config.baseUrl,
         `--embed-model: embeddings model "${config.embedModel}"`,
-        "--embed-base-url URL (or --base-url)",
+        config.embedBaseUrl ? "--embed-base-url" : "--embed-base-url (or --base-url)",
       ),
       apiKey: Deno.env.get(config.apiKeyEnv ?? "OPENAI_API_KEY"),
       timeoutMs: timeoutMs(config),
@@ -323,11 +332,16 @@ export async function planEval(config: EvalConfig): Promise<EvalPlan> {
     samples.length,
   );
   const storePath = `${config.out}/run.sqlite`;
-  if (!config.resume && await pathExists(storePath)) {
+  const outStat = await Deno.stat(config.out).catch(() => null);
+  if (outStat && !outStat.isDirectory) {
+    throw new ConfigError(`--out: ${config.out} exists and is not a directory`);
+  }
+  if (!config.resume && !config.replace && await pathExists(storePath)) {
     throw new ConfigError(
       `--out: ${storePath} already holds a run: pass --resume to continue it, or choose another --out`,
     );
   }
+  if (config.renderFigures ?? true) findChromium();
   const retry = {
     ...DEFAULT_RETRY_POLICY,
     ...config.retryPolicy,
@@ -360,6 +374,7 @@ export async function runEval(config: EvalConfig): Promise<EvalResult> {
 /** Carries out a checked plan: opens (or resumes) the run store, runs every condition, writes the outputs. */
 export async function executeEval(plan: EvalPlan): Promise<EvalResult> {
   const { config, task, samples, judgeRuns, retry, provider, identity, storePath } = plan;
+  if (config.replace) await Deno.remove(config.out, { recursive: true }).catch(() => {});
   await Deno.mkdir(config.out, { recursive: true });
   const store = new RunStore(storePath);
   try {
@@ -377,10 +392,18 @@ export async function executeEval(plan: EvalPlan): Promise<EvalResult> {
         temperature: config.judgeTemperature,
       });
     const embedder = plan.embed ? new StoreEmbedder(plan.embed, store, retry) : undefined;
+    // A resumed run must match in everything, each condition included, before anything is written.
     const previous = store.manifest();
+    const stored = previous ?? {};
     if (previous) {
       const old = previous.identity as Record<string, unknown>;
       for (const [key, value] of Object.entries(identity)) checkSame(storePath, key, old?.[key], value);
+    }
+    for (const { condition } of plan.conditions) {
+      const key = `condition:${condition.name}`;
+      if (key in stored) checkSame(storePath, key, stored[key], conditionIdentity(condition, task));
+    }
+    if (previous) {
       store.logEvent("resume", { at: new Date().toISOString() });
     } else {
       store.setManifest({
@@ -393,12 +416,9 @@ export async function executeEval(plan: EvalPlan): Promise<EvalResult> {
         created_at: new Date().toISOString(),
       });
     }
-    const stored = previous ?? {};
     for (const { condition } of plan.conditions) {
       const key = `condition:${condition.name}`;
-      const current = conditionIdentity(condition, task);
-      if (key in stored) checkSame(storePath, key, stored[key], current);
-      else store.setManifest({ [key]: current });
+      if (!(key in stored)) store.setManifest({ [key]: conditionIdentity(condition, task) });
     }
     store.putSamples(samples);
     for (const scorer of task.scorers) scorer.prepare?.(samples);

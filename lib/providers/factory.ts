@@ -27,19 +27,23 @@ export interface ProviderSettings {
   timeoutMs?: number;
   /** Requests in flight at once. */
   concurrency?: number;
+  /** The flag that sets `baseUrl`, named in errors (default `--base-url`). */
+  baseUrlFlag?: string;
+  /** What the model is, in errors (default `model "NAME"`). */
+  who?: string;
 }
 
 /**
- * Returns `baseUrl`, else `$OPENAI_BASE_URL`, checked to be a URL. `who` and `flag` name what needs it and
+ * Returns `baseUrl`, else `$OPENAI_BASE_URL`, checked to be an http(s) URL. `who` and `flag` name what needs it and
  * how to pass it in the {@linkcode ConfigError} thrown when there is none.
  */
 export function resolveBaseUrl(baseUrl: string | undefined, who: string, flag: string): string {
-  const url = baseUrl ?? Deno.env.get("OPENAI_BASE_URL");
-  if (!url) throw new ConfigError(`${who} needs a base URL: pass ${flag} or set OPENAI_BASE_URL`);
-  try {
-    new URL(url);
-  } catch {
-    throw new ConfigError(`base URL "${url}" is not a URL (expected e.g. http://localhost:8000/v1)`);
+  const url = baseUrl || Deno.env.get("OPENAI_BASE_URL");
+  if (!url) throw new ConfigError(`${who} needs a base URL: pass ${flag} URL or set OPENAI_BASE_URL`);
+  const parsed = URL.canParse(url) ? new URL(url) : null;
+  if (!parsed || !["http:", "https:"].includes(parsed.protocol) || !parsed.host) {
+    const from = baseUrl ? flag : "OPENAI_BASE_URL";
+    throw new ConfigError(`${from}: "${url}" is not an http(s) URL (expected e.g. http://localhost:8000/v1)`);
   }
   return url;
 }
@@ -53,7 +57,11 @@ export function createProvider(settings: ProviderSettings, corpus: readonly Samp
       `unknown offline model "${settings.model}"; known: ${Object.keys(OFFLINE_MODELS).join(", ")}`,
     );
   }
-  const baseUrl = resolveBaseUrl(settings.baseUrl, `model "${settings.model}"`, "--base-url URL");
+  const baseUrl = resolveBaseUrl(
+    settings.baseUrl,
+    settings.who ?? `model "${settings.model}"`,
+    settings.baseUrlFlag ?? "--base-url",
+  );
   const apiKeyEnv = settings.apiKeyEnv ?? "OPENAI_API_KEY";
   return new OpenAIProvider({
     model: settings.model,
