@@ -1,5 +1,15 @@
 import { assert, assertEquals, assertStringIncludes } from "@std/assert";
-import { FigureRenderer, normalizeSvgIds, paperLayout } from "../lib/report/figures.ts";
+import { FigureRenderer, normalizeSvgIds, paperLayout, sortSvgAttributes } from "../lib/report/figures.ts";
+
+Deno.test("sortSvgAttributes puts attributes in name order, whatever order Plotly set them in", () => {
+  const a = '<svg width="720" style="" viewBox="0 0 720 420"><rect y="0" x="1"/><g class="a b"></g></svg>';
+  const b = '<svg width="720" viewBox="0 0 720 420" style=""><rect x="1" y="0" /><g class="a b"></g></svg>';
+  assertEquals(sortSvgAttributes(a), sortSvgAttributes(b));
+  assertEquals(
+    sortSvgAttributes(a),
+    '<svg style="" viewBox="0 0 720 420" width="720"><rect x="1" y="0"/><g class="a b"></g></svg>',
+  );
+});
 
 Deno.test("normalizeSvgIds renames generated ids and every reference to them", () => {
   const svg =

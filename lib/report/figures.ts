@@ -89,6 +89,19 @@ export async function writeFigureHtml(dir: string, name: string, spec: FigureSpe
 }
 
 /**
+ * Returns `svg` with the attributes of every element in name order: Plotly sets some (the root's `style`)
+ * earlier or later depending on timing, which changes the serialised order but not the picture.
+ */
+export function sortSvgAttributes(svg: string): string {
+  return svg.replace(/<([A-Za-z][\w:-]*)((?:\s+[\w:-]+="[^"]*")+)(\s*\/?)>/g, (_, name, attrs, close) => {
+    const sorted = [...attrs.matchAll(/\s+([\w:-]+)="([^"]*)"/g)]
+      .sort((a, b) => (a[1] < b[1] ? -1 : a[1] > b[1] ? 1 : 0))
+      .map((m) => ` ${m[1]}="${m[2]}"`);
+    return `<${name}${sorted.join("")}${close.trim()}>`;
+  });
+}
+
+/**
  * Returns `svg` with its generated element ids (Plotly makes random ones) renamed in order of appearance, so
  * the same figure always gives the same bytes.
  */
@@ -162,7 +175,7 @@ export class FigureRenderer {
       );
     const written: string[] = [];
     const svgUrl = await toImage("svg", 1);
-    const svg = normalizeSvgIds(decodeURIComponent(svgUrl.slice(svgUrl.indexOf(",") + 1)));
+    const svg = normalizeSvgIds(sortSvgAttributes(decodeURIComponent(svgUrl.slice(svgUrl.indexOf(",") + 1))));
     if (formats.includes("svg")) {
       await Deno.writeTextFile(`${dir}/${name}.svg`, svg);
       written.push(`${dir}/${name}.svg`);
