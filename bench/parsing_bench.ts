@@ -8,15 +8,21 @@ import { extractChoice } from "../lib/metrics/choice.ts";
 const fixtures = new URL("../tests/fixtures/", import.meta.url).pathname;
 const readLines = async (path: string) =>
   (await Deno.readTextFile(path)).trim().split("\n").map((l) => JSON.parse(l));
-const choices = [
-  ...await readLines(`${fixtures}climedbench/choice_replies.jsonl`),
-  ...await readLines(`${fixtures}climedbench/choice_replies_chat.jsonl`),
-] as { reply: string; labels?: string; options?: Record<string, string> }[];
-const judged = await readLines(`${fixtures}judge_replies.jsonl`) as {
+const corpus = async (dir: string, prefix: string) => {
+  const rows = [];
+  for await (const entry of Deno.readDir(dir)) {
+    if (entry.name.startsWith(prefix) && entry.name.endsWith(".jsonl")) {
+      rows.push(...await readLines(`${dir}${entry.name}`));
+    }
+  }
+  return rows;
+};
+const choices = await corpus(`${fixtures}climedbench/`, "choice_replies") as {
   reply: string;
-  min: number;
-  max: number;
+  labels?: string;
+  options?: Record<string, string>;
 }[];
+const judged = await corpus(fixtures, "judge_replies") as { reply: string; min: number; max: number }[];
 const repeat = (n: number) => Math.ceil(33_735 / n);
 
 Deno.bench(`choice extraction: ${choices.length} corpus replies x ${repeat(choices.length)}`, () => {
