@@ -319,15 +319,22 @@ const NONE_PHRASE =
   /以上(?:选项|各项|答案|说法)?(?:都|均|皆|全)(?:不是|不对|不正确|错误|非|不符合)|以上皆非|(?:都|均)不正确|none of (?:the )?(?:above|these|those|options|choices|answers|the listed)|no(?:ne)? (?:of the )?(?:options?|choices?|answers?) (?:is|are) correct|all (?:of the )?(?:options|choices|answers) (?:are|is) (?:incorrect|wrong)/i;
 const ALL_PHRASE =
   /以上(?:选项|各项|答案|说法)?(?:都|均|皆|全)(?:是|对|正确)|all of (?:the )?(?:above|these|those)/i;
+/** The phrasings as a whole option text, at a position, and anywhere (for `matchAll`). */
+const phraseForms = (phrase: RegExp) => ({
+  whole: new RegExp(`^(?:${phrase.source})[.。]?$`, "i"),
+  at: new RegExp(`^\\s*(?:${phrase.source})`, "i"),
+  all: new RegExp(phrase.source, "gi"),
+});
+const NONE_FORMS = phraseForms(NONE_PHRASE);
+const ALL_FORMS = phraseForms(ALL_PHRASE);
 
 function indexOptions(options: Record<string, string>, labels: readonly string[]): OptionIndex {
   const index: OptionIndex = { options: [] };
   for (const [label, body] of Object.entries(options)) {
     if (!labels.includes(label)) continue;
     const text = normalizeReply(body).trim();
-    const whole = (re: RegExp) => new RegExp(`^(?:${re.source})[.。]?$`, "i").test(text);
-    if (whole(NONE_PHRASE)) index.none = label;
-    else if (whole(ALL_PHRASE)) index.all = label;
+    if (NONE_FORMS.whole.test(text)) index.none = label;
+    else if (ALL_FORMS.whole.test(text)) index.all = label;
     const view = matchView(text).norm;
     if (view.length >= 2) index.options.push({ label, view });
   }
@@ -370,20 +377,26 @@ function optionStartingAt(
  */
 function optionsAt(text: string, pos: number, index: OptionIndex): string[] | "" | null {
   const rest = text.slice(pos, pos + 200);
-  if (new RegExp(`^\\s*(?:${NONE_PHRASE.source})`, "i").test(rest)) return index.none ? [index.none] : "";
-  if (index.all && new RegExp(`^\\s*(?:${ALL_PHRASE.source})`, "i").test(rest)) return [index.all];
+  if (NONE_FORMS.at.test(rest)) return index.none ? [index.none] : "";
+  if (index.all && ALL_FORMS.at.test(rest)) return [index.all];
   const labels: string[] = [];
   for (let at = pos;;) {
     const found = optionStartingAt(text, at, index);
     if (!found) return null;
     labels.push(found.label);
-    const join = text.slice(found.end).match(OPTION_JOIN);
-    if (join && optionStartingAt(text, found.end + join[0].length, index)) {
-      at = found.end + join[0].length;
+    const next = nextJoinedOption(text, found.end, index);
+    if (next !== null) {
+      at = next;
       continue;
     }
     return OPTION_END.test(text.slice(found.end)) ? [...new Set(labels)].sort() : null;
   }
+}
+
+/** Where the next option's text starts when `end` is followed by a joining word and another option, else `null`. */
+function nextJoinedOption(text: string, end: number, index: OptionIndex): number | null {
+  const join = text.slice(end).match(OPTION_JOIN);
+  return join && optionStartingAt(text, end + join[0].length, index) ? end + join[0].length : null;
 }
 
 /** Labelled option entries ("A. 高血压", "- C) Diabetes"); the letter, where it starts and its text. */
@@ -499,7 +512,7 @@ function doubtedAfter(text: string, statement: Statement, labels: readonly strin
     letter !== undefined && labels.includes(letter) && !statement.letters!.includes(letter);
   for (const m of rest.matchAll(ALSO)) if (other(m[1] ?? m[2])) return true;
   const withdraw = rest.search(WITHDRAW);
-  return withdraw >= 0 && loneLettersAnywhere(rest.slice(withdraw), labels).some(other);
+  return withdraw >= 0 && loneLetters(rest.slice(withdraw), labels, false).some(other);
 }
 
 /** Words that withdraw an earlier answer, so a later, different one is a correction rather than a contradiction. */
@@ -531,25 +544,14 @@ function optionTextReading(text: string, index: OptionIndex): string[] | null {
       if (inside(text[start - 1] ?? "", text[start]) || inside(text[end - 1], text[end] ?? "")) continue;
       if (/\d\.$/.test(text.slice(0, start)) && /\d/.test(text[start])) continue;
       // A whole answer only: "阿司匹林联合氯吡格雷" does not name option "阿司匹林".
-      const after = text.slice(end);
-      if (
-        !OPTION_END.test(after) &&
-        !(OPTION_JOIN.test(after) &&
-          index.options.some((other) =>
-            matchView(after.replace(OPTION_JOIN, "")).norm.startsWith(other.view)
-          ))
-      ) continue;
+      if (!OPTION_END.test(text.slice(end)) && nextJoinedOption(text, end, index) === null) continue;
       mentions.push({ label: o.label, start, end });
     }
   }
-  for (const phrase of [index.none && NONE_PHRASE, index.all && ALL_PHRASE]) {
-    if (!phrase) continue;
-    for (const m of text.matchAll(new RegExp(phrase.source, "gi"))) {
-      mentions.push({
-        label: phrase === NONE_PHRASE ? index.none! : index.all!,
-        start: m.index!,
-        end: m.index! + m[0].length,
-      });
+  for (const [label, forms] of [[index.none, NONE_FORMS], [index.all, ALL_FORMS]] as const) {
+    if (!label) continue;
+    for (const m of text.matchAll(forms.all)) {
+      mentions.push({ label, start: m.index!, end: m.index! + m[0].length });
     }
   }
   const maximal = mentions.filter((m) =>
@@ -583,20 +585,11 @@ const NAME_BEFORE =
 /** What may stand before an option-like lone letter ("… is B,", "为（A）", "选项C"). */
 const OPTION_BEFORE = /(?:\b(?:is|be|option|choice|answer)|是|为|选|选项|答案)\s*[:：]?\s*$/i;
 
-/** Option letters standing alone anywhere ("A is better"), names ("vitamin D") and negated ones left out. */
-function loneLettersAnywhere(text: string, labels: readonly string[]): string[] {
-  const seen = new Set<string>();
-  for (const { start, list } of letterLists(text, false)) {
-    const before = text.slice(Math.max(0, start - 16), start);
-    if (NEGATION_BEFORE.test(before) || NAME_BEFORE.test(before)) continue;
-    if (NEGATION_AFTER.test(text.slice(list.end, list.end + 24))) continue;
-    for (const letter of list.letters) if (labels.includes(letter)) seen.add(letter);
-  }
-  return [...seen];
-}
-
-/** Letters standing alone as options (bracketed, cued by "is"/"为", or closing a clause), negated ones left out. */
-function loneLetters(text: string, labels: readonly string[]): string[] {
+/**
+ * Option letters standing alone in `text`, sorted; names ("vitamin D") and negated ones left out. With
+ * `optionLike`, only letters that stand as options: bracketed, after "is"/"为"/"选项", or closing a clause.
+ */
+function loneLetters(text: string, labels: readonly string[], optionLike: boolean): string[] {
   const seen = new Set<string>();
   for (const { start, list } of letterLists(text, false)) {
     const before = text.slice(Math.max(0, start - 16), start);
@@ -604,7 +597,7 @@ function loneLetters(text: string, labels: readonly string[]): string[] {
     if (NEGATION_BEFORE.test(before) || NEGATION_AFTER.test(after) || NAME_BEFORE.test(before)) continue;
     const bracketed = /^[(\[（【][\s\S]*[)\]）】]\s*$/.test(text.slice(start, list.end));
     const closes = /^\s*(?:$|[、:：)）]|[.。](?!\s*[a-z])|[,，;；!！?？\n]|项|选项)/.test(after);
-    if (!bracketed && !OPTION_BEFORE.test(before) && !closes) continue;
+    if (optionLike && !bracketed && !OPTION_BEFORE.test(before) && !closes) continue;
     for (const letter of list.letters) if (labels.includes(letter)) seen.add(letter);
   }
   return [...seen].sort();
@@ -669,7 +662,7 @@ export function extractChoice(
     return { letters: null, method: "none", failure: "not_an_option" };
   }
   const byText = optionTextReading(text, index);
-  const lone = loneLetters(text, labels);
+  const lone = loneLetters(text, labels, true);
   if (byText?.length) {
     if (lone.length && lone.join("") !== byText.join("")) {
       return { letters: null, method: "option_text", failure: "ambiguous" };
