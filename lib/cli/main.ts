@@ -7,12 +7,12 @@ import { parseArgs } from "node:util";
 import { BENCHMARKS, getTask } from "../benchmarks/registry.ts";
 import { ConfigError, InputError } from "../core/errors.ts";
 import { safeName } from "../core/fs.ts";
-import { EVAL_OPTIONS, taskOptions } from "../pipeline/eval_options.ts";
+import { checkNumber, EVAL_OPTIONS, evalOption, taskOptions } from "../pipeline/eval_options.ts";
 import { type EvalConfig, runEval } from "../pipeline/run_eval.ts";
 import { redact } from "../providers/redact.ts";
 import { formatEstimate } from "../report/tables.ts";
 import { downloadDataset, DOWNLOADS } from "./download.ts";
-import { checkLimit, reproduce, reproduceEnv } from "./reproduce.ts";
+import { reproduce, reproduceEnv } from "./reproduce.ts";
 
 /** Usage of `deno task eval`, generated from the option table; for one benchmark when `benchmark` is given. */
 async function evalUsage(benchmark?: string): Promise<string> {
@@ -73,8 +73,9 @@ function evalConfig(benchmark: string, values: Record<string, unknown>): EvalCon
   return config as unknown as EvalConfig;
 }
 
-function checkedLimit(limit: number | undefined): number | undefined {
-  if (limit !== undefined) checkLimit(limit, "--limit");
+/** `reproduce --limit N`, checked like `eval --limit`. */
+function reproduceLimit(limit: number | undefined): number | undefined {
+  if (limit !== undefined) checkNumber(evalOption("limit")!, limit);
   return limit;
 }
 
@@ -160,7 +161,7 @@ async function main(args: string[]): Promise<number> {
         models: values.models?.split(",").map((m) => m.trim()).filter(Boolean) ?? env.models,
         judge: values.judge ?? env.judge,
         baseUrl: values["base-url"] ?? env.baseUrl,
-        limit: checkedLimit(numberFlag(values, "limit")) ?? env.limit,
+        limit: reproduceLimit(numberFlag(values, "limit")) ?? env.limit,
         dataDir: values["data-dir"] ?? env.dataDir,
       });
       for (const path of paths) console.log(`wrote ${path}`);

@@ -18,6 +18,7 @@ import { writeClaims } from "../papers/claims_report.ts";
 import { indexPage, type RunSection } from "../papers/index_page.ts";
 import { loadPapers } from "../papers/paper.ts";
 import { datasetFacts, type PaperOutputs, writePaperTables } from "../papers/write_paper.ts";
+import { checkNumber, evalOption } from "../pipeline/eval_options.ts";
 import { type EvalPlan, executeEval, planEval } from "../pipeline/run_eval.ts";
 import { exportFigureSets, type FigureSet, type ImageFormat } from "../report/figures.ts";
 import { overviewTable, runFigures } from "../report/run_report.ts";
@@ -49,20 +50,13 @@ export interface ReproduceOptions {
   log?: boolean;
 }
 
-/** Throws a {@linkcode ConfigError} naming `source` unless `limit` is an integer ≥ 1. */
-export function checkLimit(limit: number, source: string): void {
-  if (!Number.isInteger(limit) || limit < 1) {
-    throw new ConfigError(`${source} expects an integer >= 1, got ${limit}`);
-  }
-}
-
 /** The settings `reproduce` reads from the environment: models, judge, base URL, limit, data directory. */
 export function reproduceEnv(
   env: { get(name: string): string | undefined } = Deno.env,
 ): Partial<ReproduceOptions> {
   const models = env.get("MEDEVAL_MODELS")?.split(",").map((m) => m.trim()).filter(Boolean);
   const limit = env.get("MEDEVAL_LIMIT");
-  if (limit !== undefined) checkLimit(Number(limit), "MEDEVAL_LIMIT");
+  if (limit !== undefined) checkNumber(evalOption("limit")!, Number(limit), "MEDEVAL_LIMIT");
   return {
     models: models?.length ? models : undefined,
     judge: env.get("MEDEVAL_JUDGE_MODEL") || undefined,

@@ -341,21 +341,27 @@ export function checkEvalOptions(config: EvalConfig, task: Pick<Task, "name" | "
     if (needed && config[needed.key] === undefined) {
       throw new ConfigError(`--${option.flag} needs --${needed.flag}`);
     }
-    if (option.kind !== "integer" && option.kind !== "number") continue;
-    const n = value as number;
-    const range = [
-      option.min !== undefined ? `${option.exclusiveMin ? ">" : ">="} ${option.min}` : "",
-      option.max !== undefined ? `<= ${option.max}` : "",
-    ].filter(Boolean).join(" and ");
-    const wrong = !Number.isFinite(n) || (option.kind === "integer" && !Number.isInteger(n)) ||
-      (option.min !== undefined && (option.exclusiveMin ? n <= option.min : n < option.min)) ||
-      (option.max !== undefined && n > option.max);
-    if (wrong) {
-      throw new ConfigError(
-        `--${option.flag} expects ${option.kind === "integer" ? "an integer" : "a number"}${
-          range ? ` ${range}` : ""
-        }, got ${n}`,
-      );
-    }
+    if (option.kind === "integer" || option.kind === "number") checkNumber(option, value as number);
+  }
+}
+
+/**
+ * Throws a {@linkcode ConfigError} naming `source` (default the flag) unless `n` is of the option's kind and
+ * in its range; `MEDEVAL_LIMIT` is checked with the `limit` option this way.
+ */
+export function checkNumber(option: EvalOption, n: number, source = `--${option.flag}`): void {
+  const range = [
+    option.min !== undefined ? `${option.exclusiveMin ? ">" : ">="} ${option.min}` : "",
+    option.max !== undefined ? `<= ${option.max}` : "",
+  ].filter(Boolean).join(" and ");
+  const wrong = !Number.isFinite(n) || (option.kind === "integer" && !Number.isInteger(n)) ||
+    (option.min !== undefined && (option.exclusiveMin ? n <= option.min : n < option.min)) ||
+    (option.max !== undefined && n > option.max);
+  if (wrong) {
+    throw new ConfigError(
+      `${source} expects ${option.kind === "integer" ? "an integer" : "a number"}${
+        range ? ` ${range}` : ""
+      }, got ${n}`,
+    );
   }
 }
