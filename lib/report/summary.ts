@@ -3,7 +3,6 @@
  * is the contract of `summary.json`.
  * @module
  */
-import * as dfd from "danfojs-node";
 import { z } from "zod";
 import type { GroupValue } from "../core/sample.ts";
 import type { RunLabels } from "../core/task.ts";
@@ -85,8 +84,8 @@ export function estimateMetrics(
 }
 
 /**
- * Returns, for each field, the sample ids of each group value (null values left out), using a danfojs
- * group-by. Groups are ordered by `order` when given, else by first appearance.
+ * Returns the sample ids of each value of `field` (null values left out). Groups are ordered by `order` when
+ * given, else by first appearance.
  */
 export function groupIds(
   rows: readonly SampleRow[],
@@ -94,14 +93,9 @@ export function groupIds(
   order: readonly string[] = [],
 ): Map<string, string[]> {
   const present = rows.filter((r) => r.fields[field] !== null && r.fields[field] !== undefined);
-  const groups = new Map<string, string[]>();
-  if (present.length === 0) return groups;
-  const frame = new dfd.DataFrame(present.map((r) => ({ id: r.id, key: String(r.fields[field]) })));
-  const colDict = frame.groupby(["key"]).colDict as Record<string, { id: string[] }>;
-  const firstSeen = [...new Set(present.map((r) => String(r.fields[field])))];
-  const keys = [...order.filter((k) => k in colDict), ...firstSeen.filter((k) => !order.includes(k))];
-  for (const key of keys) groups.set(key, colDict[key].id);
-  return groups;
+  const byKey = Map.groupBy(present, (r) => String(r.fields[field]));
+  const keys = [...order.filter((k) => byKey.has(k)), ...[...byKey.keys()].filter((k) => !order.includes(k))];
+  return new Map(keys.map((key) => [key, byKey.get(key)!.map((r) => r.id)]));
 }
 
 /** Returns `{ n, metrics, groups }` of a summary: estimates overall and per value of each group field. */
