@@ -5,15 +5,28 @@
  * @module
  */
 import { pathExists } from "../core/fs.ts";
+import { findChromium } from "../report/chromium.ts";
 
-/** Debian packages the project needs, with the command that proves each is present. */
-export const APT_PACKAGES: { pkg: string; check: string }[] = [
-  { pkg: "chromium", check: "/usr/bin/chromium" },
-  { pkg: "fonts-noto-cjk", check: "/usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc" },
-  { pkg: "jupyter-nbconvert", check: "/usr/bin/jupyter-nbconvert" },
-  { pkg: "jupyter-client", check: "/usr/bin/jupyter-kernelspec" },
-  { pkg: "python3-nbclient", check: "/usr/lib/python3/dist-packages/nbclient" },
-  { pkg: "python3-ipykernel", check: "/usr/lib/python3/dist-packages/ipykernel" },
+/** Whether some Chromium figure export can use is there (`$CHROME_PATH` or a Debian path). */
+function hasChromium(): Promise<boolean> {
+  try {
+    findChromium();
+    return Promise.resolve(true);
+  } catch {
+    return Promise.resolve(false);
+  }
+}
+
+/** Debian packages the project needs, each with what proves it is present. */
+const APT_PACKAGES: { pkg: string; present: () => Promise<boolean> }[] = [
+  { pkg: "chromium", present: hasChromium },
+  ...[
+    ["fonts-noto-cjk", "/usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc"],
+    ["jupyter-nbconvert", "/usr/bin/jupyter-nbconvert"],
+    ["jupyter-client", "/usr/bin/jupyter-kernelspec"],
+    ["python3-nbclient", "/usr/lib/python3/dist-packages/nbclient"],
+    ["python3-ipykernel", "/usr/lib/python3/dist-packages/ipykernel"],
+  ].map(([pkg, path]) => ({ pkg, present: () => pathExists(path) })),
 ];
 
 async function run(cmd: string, args: string[], env: Record<string, string> = {}): Promise<boolean> {
@@ -59,7 +72,7 @@ async function kernelInstalled(): Promise<boolean> {
 /** Installs what is missing; returns a process exit code. */
 export async function setup(): Promise<number> {
   const missing: string[] = [];
-  for (const { pkg, check } of APT_PACKAGES) if (!(await pathExists(check))) missing.push(pkg);
+  for (const { pkg, present } of APT_PACKAGES) if (!(await present())) missing.push(pkg);
   if (missing.length) {
     const command =
       `apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends ${

@@ -28,7 +28,7 @@ import { type EmbedderConfig, StoreEmbedder } from "../providers/embeddings.ts";
 import { createProvider, resolveBaseUrl } from "../providers/factory.ts";
 import { endpointLabel } from "../providers/openai.ts";
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from "../providers/retry.ts";
-import { findChromium } from "../report/figures.ts";
+import { findChromium } from "../report/chromium.ts";
 import { Progress } from "../report/progress.ts";
 import type { Summary } from "../report/summary.ts";
 import type { ChatProvider, GenerationParams } from "../providers/types.ts";

@@ -4,7 +4,7 @@
  * @module
  */
 import puppeteer, { type Browser, type Page } from "puppeteer-core";
-import { ConfigError } from "../core/errors.ts";
+import { findChromium } from "./chromium.ts";
 import { pathExists } from "../core/fs.ts";
 
 /** A Plotly figure: traces and layout, as plain JSON. */
@@ -49,27 +49,6 @@ export function paperLayout(layout: Record<string, unknown>): Record<string, unk
 /** Where the plotly.js bundle lives (the npm package, installed into node_modules by Deno). */
 export function plotlyBundlePath(): string {
   return new URL("../../node_modules/plotly.js-dist/plotly.js", import.meta.url).pathname;
-}
-
-/** Returns the Chromium executable: `$CHROME_PATH`, else the Debian paths; throws with the install command. */
-export function findChromium(): string {
-  const isFile = (path: string) => {
-    try {
-      return Deno.statSync(path).isFile;
-    } catch {
-      return false;
-    }
-  };
-  const chosen = Deno.env.get("CHROME_PATH");
-  if (chosen) {
-    if (isFile(chosen)) return chosen;
-    throw new ConfigError(`CHROME_PATH=${chosen} is not a file: point it at Chromium, or pass --no-render`);
-  }
-  const found = ["/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/bin/google-chrome"].find(isFile);
-  if (found) return found;
-  throw new ConfigError(
-    "no Chromium found for figure export: run `deno task setup` (or `apt-get install -y chromium`), set CHROME_PATH, or pass --no-render",
-  );
 }
 
 /** Writes `<name>.html` showing the figure with `plotly.js` copied beside it; needs no browser to make. */
