@@ -38,6 +38,15 @@ Deno.test("lenient JSON syntax errors name the line and column on one line", () 
   assert(err instanceof InputError);
   assertStringIncludes(err.message, "bad.json: line 3");
   assertEquals(err.message.includes("\n"), false);
+  // Positions are those of the file as written, also after a bare NaN or -Infinity.
+  const after = (() => {
+    try {
+      parseLenientJson('{"a": -Infinity, "b": NaN, "c": ]}', "nan.json");
+    } catch (e) {
+      return e as InputError;
+    }
+  })();
+  assertStringIncludes(after!.message, "nan.json: line 1, column 33");
 });
 
 testWithShared(

@@ -69,7 +69,8 @@ export function parseLenientJson(text: string, file: string): LenientJsonResult 
     return { value: JSON.parse(cleaned), nonFiniteTokens, objectLines };
   } catch (err) {
     const message = err instanceof Error ? err.message : String(err);
-    const where = lineColumn(cleaned, jsonErrorOffset(cleaned));
+    // Located in the text as written (NaN/Infinity included), so line and column are the file's.
+    const where = lineColumn(text, jsonErrorOffset(text));
     throw new InputError(
       { file, record: `line ${where.line}, column ${where.column}` },
       `not valid JSON (${message.replace(/,\s*".*$/s, "").slice(0, 80)})`,
@@ -77,7 +78,10 @@ export function parseLenientJson(text: string, file: string): LenientJsonResult 
   }
 }
 
-/** Returns the character offset at which a recursive-descent JSON reader first fails on `text`. */
+/**
+ * Returns the character offset at which a recursive-descent JSON reader first fails on `text`; bare `NaN`,
+ * `Infinity` and `-Infinity` are read as values, as the lenient parser reads them.
+ */
 export function jsonErrorOffset(text: string): number {
   let i = 0;
   const ws = () => {
@@ -128,8 +132,9 @@ export function jsonErrorOffset(text: string): number {
     else if (ch === "t") literal("true");
     else if (ch === "f") literal("false");
     else if (ch === "n") literal("null");
+    else if (ch === "N") literal("NaN");
     else {
-      const m = text.slice(i).match(/^-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?/);
+      const m = text.slice(i).match(/^-?(?:Infinity|(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?)/);
       if (!m) fail();
       i += m![0].length;
     }
