@@ -55,7 +55,10 @@ export function plotlyBundlePath(): string {
 export async function writeFigureHtml(dir: string, name: string, spec: FigureSpec): Promise<string> {
   await Deno.mkdir(dir, { recursive: true });
   const bundle = `${dir}/plotly.js`;
-  if (!(await pathExists(bundle))) await Deno.copyFile(plotlyBundlePath(), bundle);
+  if (!(await pathExists(bundle))) {
+    // A hard link: every figure folder opens on its own, without a 10 MB copy each (a copy across devices).
+    await Deno.link(plotlyBundlePath(), bundle).catch(() => Deno.copyFile(plotlyBundlePath(), bundle));
+  }
   const path = `${dir}/${name}.html`;
   const json = JSON.stringify({ data: spec.data, layout: spec.layout }).replaceAll("</", "<\\/");
   await Deno.writeTextFile(
