@@ -248,7 +248,7 @@ export async function reproduce(options: ReproduceOptions): Promise<string[]> {
       papers: outputs,
       claims,
       runs: runs.map((r) => r.section),
-      producedBy: `Produced by \`deno task reproduce\` (medeval ${version.commit ?? "unknown commit"}${
+      producedBy: `Produced by \`deno task reproduce\` (medeval ${version.commit}${
         version.dirty ? ", uncommitted changes" : ""
       }).`,
     }, formats),

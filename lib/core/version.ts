@@ -3,8 +3,17 @@
  * @module
  */
 
-/** Returns `{ commit, dirty }` of the project's git checkout, or `{ commit: "unknown" }` outside one. */
-export async function codeVersion(): Promise<{ commit: string; dirty: boolean }> {
+let cached: Promise<{ commit: string; dirty: boolean }> | undefined;
+
+/**
+ * Returns `{ commit, dirty }` of the project's git checkout, or `{ commit: "unknown" }` outside one; asked of
+ * git once per process (a reproduce run records it in every run's manifest).
+ */
+export function codeVersion(): Promise<{ commit: string; dirty: boolean }> {
+  return cached ??= readCodeVersion();
+}
+
+async function readCodeVersion(): Promise<{ commit: string; dirty: boolean }> {
   const root = new URL("../..", import.meta.url).pathname;
   const run = async (args: string[]) => {
     const out = await new Deno.Command("git", { args, cwd: root, stdout: "piped", stderr: "null" }).output();
