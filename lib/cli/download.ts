@@ -4,6 +4,7 @@
  */
 import { ConfigError } from "../core/errors.ts";
 import { sha256Hex } from "../core/hash.ts";
+import { projectPath } from "../core/fs.ts";
 
 /** A public data file: where it comes from and what it must hash to. */
 export interface DownloadSpec {
@@ -29,9 +30,14 @@ export const DOWNLOADS: Record<string, DownloadSpec> = {
   },
 };
 
-/** Returns the absolute path where the full data set of `name` is (or would be) saved. */
-export function downloadedPath(name: string): string {
-  return new URL(`../../${DOWNLOADS[name].path}`, import.meta.url).pathname;
+/**
+ * Returns where the full data set of `name` is (or would be) saved, or, with `dataDir`, where it is in a folder
+ * laid out the same way (`<dataDir>/<benchmark>/<file>`).
+ */
+export function downloadedPath(name: string, dataDir?: string): string {
+  const path = DOWNLOADS[name].path;
+  if (!dataDir) return projectPath(path);
+  return `${dataDir.replace(/\/$/, "")}/${name}/${path.slice(path.lastIndexOf("/") + 1)}`;
 }
 
 /** Downloads the data set `name`, verifies its hash and saves it; returns the saved path. */

@@ -5,6 +5,7 @@
  * @module
  */
 import { parseArgs } from "node:util";
+import { projectPath } from "../core/fs.ts";
 
 /** Executes each notebook; returns the number that failed. */
 export async function runNotebooks(dir: string, outputDir: string): Promise<number> {
@@ -45,7 +46,7 @@ export async function runNotebooks(dir: string, outputDir: string): Promise<numb
 
 if (import.meta.main) {
   const { values } = parseArgs({ args: Deno.args, options: { "output-dir": { type: "string" } } });
-  const root = new URL("../..", import.meta.url).pathname;
+  const root = projectPath();
   const outputDir = values["output-dir"] ?? await Deno.makeTempDir({ prefix: "medeval-notebooks-" });
   const failed = await runNotebooks(`${root}notebooks`, outputDir);
   console.log(

@@ -19,7 +19,7 @@ import { indexPage, type RunSection } from "../papers/index_page.ts";
 import { loadPapers } from "../papers/paper.ts";
 import { datasetFacts, type PaperOutputs, writePaperTables } from "../papers/write_paper.ts";
 import { checkNumber, evalOption } from "../pipeline/eval_options.ts";
-import { type EvalPlan, executeEval, planEval } from "../pipeline/run_eval.ts";
+import { type EvalPlan, executeEval, loadEvalData, planEval } from "../pipeline/run_eval.ts";
 import { exportFigureSets, type FigureSet, type ImageFormat } from "../report/figures.ts";
 import { overviewTable, runFigures } from "../report/run_report.ts";
 import type { Summary } from "../report/summary.ts";
@@ -68,10 +68,8 @@ export function reproduceEnv(
 
 /** Returns the path of the full data set of `benchmark` when present, else `undefined`. */
 async function fullDataPath(benchmark: string, dataDir?: string): Promise<string | undefined> {
-  const spec = DOWNLOADS[benchmark];
-  if (!spec) return undefined;
-  const file = spec.path.slice(spec.path.lastIndexOf("/") + 1);
-  const path = dataDir ? `${dataDir.replace(/\/$/, "")}/${benchmark}/${file}` : downloadedPath(benchmark);
+  if (!DOWNLOADS[benchmark]) return undefined;
+  const path = downloadedPath(benchmark, dataDir);
   return (await pathExists(path)) ? path : undefined;
 }
 
@@ -95,7 +93,7 @@ interface BenchmarkPlan {
 /** Plans one benchmark's runs (offline baselines always, real models when configured); writes nothing. */
 async function planBenchmark(name: string, task: Task, options: ReproduceOptions): Promise<BenchmarkPlan> {
   const full = await fullDataPath(name, options.dataDir);
-  const data = full ?? new URL(`../../${task.defaultDataPath}`, import.meta.url).pathname;
+  const data = await loadEvalData(task, full);
   const needsJudge = task.scorers.some((s) => s.needsJudge);
   const runs: { model: string; judge?: string; real: boolean }[] = [
     { model: "offline:reference", judge: needsJudge ? "offline:overlap" : undefined, real: false },
@@ -125,14 +123,14 @@ async function planBenchmark(name: string, task: Task, options: ReproduceOptions
         }
         : {}),
       limit: run.real ? options.limit : undefined,
-      data,
+      data: data.path,
       out,
       resume,
       // Offline baselines are recomputed from scratch every time; real models' runs are resumed.
       replace: !run.real,
       progress: false,
       renderFigures: false,
-    });
+    }, data);
     planned.push({ model: run.model, plan });
   }
   return { name, task, full, needsJudge, runs: planned };

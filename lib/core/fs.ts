@@ -3,6 +3,11 @@
  * @module
  */
 
+/** Returns the absolute path of `relative` (e.g. `data/papers/`) under the project root. */
+export function projectPath(relative = ""): string {
+  return new URL(`../../${relative}`, import.meta.url).pathname;
+}
+
 /** Returns whether `path` exists (file or directory). */
 export async function pathExists(path: string): Promise<boolean> {
   try {

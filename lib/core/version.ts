@@ -2,6 +2,7 @@
  * The code version recorded in run manifests.
  * @module
  */
+import { projectPath } from "./fs.ts";
 
 let cached: Promise<{ commit: string; dirty: boolean }> | undefined;
 
@@ -14,7 +15,7 @@ export function codeVersion(): Promise<{ commit: string; dirty: boolean }> {
 }
 
 async function readCodeVersion(): Promise<{ commit: string; dirty: boolean }> {
-  const root = new URL("../..", import.meta.url).pathname;
+  const root = projectPath();
   const run = async (args: string[]) => {
     const out = await new Deno.Command("git", { args, cwd: root, stdout: "piped", stderr: "null" }).output();
     if (!out.success) throw new Error("git failed");

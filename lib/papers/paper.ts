@@ -7,6 +7,7 @@ import { InputError } from "../core/errors.ts";
 import { parseRecord } from "../core/validate.ts";
 import { type PaperFile, PaperFileSchema, type PaperTable } from "./schema.ts";
 import { readTextStrict } from "../core/text_file.ts";
+import { projectPath } from "../core/fs.ts";
 
 /** A printed number: its value and half a unit of its last printed digit (0 for exact counts). */
 export interface PrintedNumber {
@@ -140,7 +141,7 @@ export async function loadPaper(path: string): Promise<Paper> {
 }
 
 /** The project's folder of paper files. */
-export const PAPERS_DIR = new URL("../../data/papers/", import.meta.url).pathname;
+export const PAPERS_DIR = projectPath("data/papers/");
 
 /** Reads every `*.json` in `dir` (default `data/papers/`), sorted by file name. */
 export async function loadPapers(dir = PAPERS_DIR): Promise<Paper[]> {

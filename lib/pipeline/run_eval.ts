@@ -15,7 +15,7 @@ import {
 import { type BucketSpec, parseBucketSpec } from "../analysis/buckets.ts";
 import { getTask } from "../benchmarks/registry.ts";
 import { ConfigError } from "../core/errors.ts";
-import { pathExists } from "../core/fs.ts";
+import { pathExists, projectPath } from "../core/fs.ts";
 import { evaluate, progressUnits, readRunView } from "../core/evaluate.ts";
 import { hashFile, hashValue } from "../core/hash.ts";
 import { type Sample, toConversations } from "../core/sample.ts";
@@ -260,18 +260,35 @@ export interface EvalPlan {
   storePath: string;
 }
 
+/** A data file read, validated and hashed once, for any number of runs over it. */
+export interface EvalData {
+  /** The file. */
+  path: string;
+  /** Every sample in it, in file order. */
+  samples: Sample[];
+  /** SHA-256 of its bytes (recorded in the manifest). */
+  sha256: string;
+}
+
+/** Reads and validates `path` (default: the task's shipped sample) for {@linkcode planEval}. */
+export async function loadEvalData(task: Task, path = projectPath(task.defaultDataPath)): Promise<EvalData> {
+  return { path, samples: await task.load(path), sha256: await hashFile(path) };
+}
+
 /**
  * Checks the whole configuration and the data without writing a file or sending a request: unknown or
  * undeclared flags, numbers out of range, a missing judge, bad base URLs, unset key variables, conditions that
  * change nothing, and an existing run store without `--resume` are each a one-line {@linkcode ConfigError}
- * naming the flag; bad data is an `InputError` naming file, record and field.
+ * naming the flag; bad data is an `InputError` naming file, record and field. `data`, when given, is
+ * `config.data` already loaded (several runs over one file read it once).
  */
-export async function planEval(config: EvalConfig): Promise<EvalPlan> {
+export async function planEval(config: EvalConfig, data?: EvalData): Promise<EvalPlan> {
   const task = await getTask(config.benchmark, { humanEval: config.humanEval });
   checkEvalOptions(config, task);
   if (config.apiKeyEnv) requireEnv("api-key-env", config.apiKeyEnv);
-  const dataPath = config.data ?? new URL(`../../${task.defaultDataPath}`, import.meta.url).pathname;
-  const samples = limitSamples(await task.load(dataPath), config.limit);
+  const loaded = data ?? await loadEvalData(task, config.data);
+  const dataPath = loaded.path;
+  const samples = limitSamples(loaded.samples, config.limit);
   const judgeRuns = config.judgeRuns ?? 3;
   const perturbSeed = String(config.perturbSeed ?? 0);
   const conditions = [
@@ -328,7 +345,7 @@ export async function planEval(config: EvalConfig): Promise<EvalPlan> {
       judge: judgeLabel,
       embedder: embed ? endpointLabel(embed.model, embed.baseURL) : null,
     },
-    await hashFile(dataPath),
+    loaded.sha256,
     samples.length,
   );
   const storePath = `${config.out}/run.sqlite`;

@@ -5,7 +5,7 @@
  */
 import puppeteer, { type Browser, type Page } from "puppeteer-core";
 import { findChromium } from "./chromium.ts";
-import { pathExists } from "../core/fs.ts";
+import { pathExists, projectPath } from "../core/fs.ts";
 
 /** A Plotly figure: traces and layout, as plain JSON. */
 export interface FigureSpec {
@@ -48,7 +48,7 @@ export function paperLayout(layout: Record<string, unknown>): Record<string, unk
 
 /** Where the plotly.js bundle lives (the npm package, installed into node_modules by Deno). */
 export function plotlyBundlePath(): string {
-  return new URL("../../node_modules/plotly.js-dist/plotly.js", import.meta.url).pathname;
+  return projectPath("node_modules/plotly.js-dist/plotly.js");
 }
 
 /** Writes `<name>.html` showing the figure with `plotly.js` copied beside it; needs no browser to make. */
