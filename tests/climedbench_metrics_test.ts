@@ -164,12 +164,26 @@ Deno.test("similarity: cosine and the offline character TF-IDF fallback", () => 
   assert(near > 0.5 && far < 0.1, `near ${near}, far ${far}`);
 });
 
+/** Levenshtein distance over code points (each substitution, insertion or deletion costs 1). */
+function editDistance(a: string, b: string): number {
+  const [x, y] = [[...a], [...b]];
+  let previous = Array.from({ length: y.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= x.length; i++) {
+    const row = [i];
+    for (let j = 1; j <= y.length; j++) {
+      row[j] = Math.min(previous[j] + 1, row[j - 1] + 1, previous[j - 1] + (x[i - 1] === y[j - 1] ? 0 : 1));
+    }
+    previous = row;
+  }
+  return previous[y.length];
+}
+
 Deno.test("perturbations: rate within ±1% of the request, seeded, letters and digits untouched", async () => {
   const samples = await loadClimedBench(SAMPLE);
   for (const kind of ["shape", "homophone", "traditional", "symbol", "mixed"]) {
     for (const rate of [0.05, 0.12, 0.2]) {
       const condition = parseAblation(`perturb:${kind}@${rate}`);
-      let changed = 0, countable = 0, capped = 0;
+      let changed = 0, countable = 0, capped = 0, edits = 0;
       for (const sample of samples) {
         const result = perturbSample(sample, condition.perturb!);
         changed += result.changed;
@@ -177,6 +191,10 @@ Deno.test("perturbations: rate within ±1% of the request, seeded, letters and d
         // Where the text has fewer eligible characters than the rate asks for, every eligible one is changed.
         const text = perturbText(sample.input, condition.perturb!, sample.id);
         assertEquals(text.text, result.sample.input);
+        // What was reported changed is what the text shows: each change is one substitution or insertion.
+        const distance = editDistance(sample.input, result.sample.input);
+        assert(distance <= text.changed, `${kind}: ${distance} edits for ${text.changed} changes`);
+        edits += distance;
         const target = Math.round(rate * text.countable);
         assertEquals(text.changed, Math.min(target, text.eligible));
         if (text.eligible < target) capped++;
@@ -191,6 +209,7 @@ Deno.test("perturbations: rate within ±1% of the request, seeded, letters and d
         const labels = (t: string) => t.match(/^[A-Z]: /gm)?.join("") ?? "";
         assertEquals(labels(result.sample.input), labels(sample.input));
       }
+      assert(edits >= 0.95 * changed, `${kind}@${rate}: ${edits} edits seen for ${changed} reported`);
       const achieved = changed / countable;
       // The paper's 12% is reached by every kind; above what a text offers (e.g. the shape table at 20%),
       // the achieved rate falls short, never over.
@@ -229,7 +248,9 @@ Deno.test("paired statistics: McNemar exact p and paired bootstrap difference", 
   assertAlmostEquals(m.p, 0.0625, 1e-12);
   const d = pairedDifference([0, 0, 1, 1], [1, 1, 1, 1]);
   assertEquals(d.diff.value, 0.5);
-  assert(d.diff.ci95![0] >= 0 && d.diff.ci95![1] <= 1);
+  // Resampled means of {1, 1, 0, 0} lie in [0, 1] and spread around 0.5.
+  const [lo, hi] = d.diff.ci95!;
+  assert(lo >= 0 && hi <= 1 && lo < 0.5 && 0.5 < hi, `CI [${lo}, ${hi}]`);
 });
 
 Deno.test("CliMedBench loader: one-line errors naming file, line and field", async () => {
