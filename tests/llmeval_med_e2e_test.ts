@@ -6,6 +6,7 @@ import { SummarySchema } from "../lib/report/summary.ts";
 import { RunStore } from "../lib/store/run_store.ts";
 import { plannedScore, questionTag, scriptedReply } from "./fake_judge.ts";
 import { type FakeChatBody, startFakeServer } from "./fake_server.ts";
+import { walkFiles } from "./walk.ts";
 
 const SAMPLE = new URL("../data/llmeval_med/sample.json", import.meta.url).pathname;
 const SECRET = "sk-test-DO-NOT-LEAK-0123456789abcdef";
@@ -104,7 +105,7 @@ Deno.test("LLMEval-Med end to end against the fake server: usability recomputed 
     store.close();
     assert(retries >= 4, `expected >= 4 retries, saw ${retries}`);
     assert(server.requests.every((r) => r.authorization === `Bearer ${SECRET}`));
-    for await (const path of walk(out)) {
+    for await (const path of walkFiles(out)) {
       if (path.endsWith(".png") || path.endsWith(".pdf") || path.endsWith("plotly.js")) continue;
       const text = new TextDecoder().decode(await Deno.readFile(path));
       assert(!text.includes(SECRET), `secret leaked into ${path}`);
@@ -160,11 +161,3 @@ Deno.test("an existing run is never overwritten without --resume", async () => {
   assertEquals(again.summary.metrics, first.summary.metrics);
   await assertRejects(() => runEval({ ...config, resume: true, judgeRuns: 2 }), ConfigError, "judge_runs");
 });
-
-async function* walk(dir: string): AsyncGenerator<string> {
-  for await (const entry of Deno.readDir(dir)) {
-    const path = `${dir}/${entry.name}`;
-    if (entry.isDirectory) yield* walk(path);
-    else yield path;
-  }
-}

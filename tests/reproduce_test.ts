@@ -1,5 +1,6 @@
 import { assert, assertEquals } from "@std/assert";
 import { sha256Hex } from "../lib/core/hash.ts";
+import { walkFiles } from "./walk.ts";
 import { reproduce, reproduceEnv } from "../lib/cli/reproduce.ts";
 import { SummarySchema } from "../lib/report/summary.ts";
 import { scriptedReply } from "./fake_judge.ts";
@@ -8,15 +9,13 @@ import { startFakeServer } from "./fake_server.ts";
 /** Hashes of every file under `root/reports` and every SVG/HTML figure under `root/figures`, by relative path. */
 async function outputHashes(root: string): Promise<Record<string, string>> {
   const hashes: Record<string, string> = {};
-  async function walk(dir: string) {
-    for await (const entry of Deno.readDir(dir)) {
-      const path = `${dir}/${entry.name}`;
-      if (entry.isDirectory) await walk(path);
-      else if (path.includes("/reports/") || /\.(svg|html)$/.test(path)) {
+  const walk = async (dir: string) => {
+    for await (const path of walkFiles(dir)) {
+      if (path.includes("/reports/") || /\.(svg|html)$/.test(path)) {
         hashes[path.slice(root.length + 1)] = sha256Hex(await Deno.readFile(path));
       }
     }
-  }
+  };
   await walk(`${root}/reports`);
   await walk(`${root}/figures`);
   return hashes;

@@ -1,8 +1,9 @@
 import { assert, assertEquals, assertStringIncludes } from "@std/assert";
+import { pathExists } from "../lib/core/fs.ts";
 import { RunStore } from "../lib/store/run_store.ts";
 import { scriptedReply } from "./fake_judge.ts";
 import { startFakeServer } from "./fake_server.ts";
-import { cli, ROOT } from "./run_cli.ts";
+import { cli, ROOT, runCli } from "./run_cli.ts";
 
 const SAMPLE = `${ROOT}data/llmeval_med/sample.json`;
 
@@ -93,7 +94,7 @@ Deno.test("CLI: malformed data gives exit code 2 and a single error line", async
       2,
     ),
   );
-  const result = await cli([
+  const result = await runCli([
     "eval",
     "llmeval-med",
     "--model",
@@ -104,9 +105,9 @@ Deno.test("CLI: malformed data gives exit code 2 and a single error line", async
     bad,
     "--out",
     `${dir}/out`,
-  ]).output();
+  ]);
   assertEquals(result.code, 2);
-  const lines = new TextDecoder().decode(result.stderr).split("\n").filter((l) => l.startsWith("error:"));
-  assertEquals(lines.length, 1);
-  assertStringIncludes(lines[0], `${bad}: 医疗知识[0] (line 3): field "groupCode": `);
+  assertEquals(result.errors.length, 1);
+  assertStringIncludes(result.errors[0], `${bad}: 医疗知识[0] (line 3): field "groupCode": `);
+  assertEquals(await pathExists(`${dir}/out`), false);
 });

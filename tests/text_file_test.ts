@@ -8,6 +8,7 @@ import { loadPaper } from "../lib/papers/paper.ts";
 import { mulberry32 } from "../lib/stats/rng.ts";
 import { pathExists } from "../lib/core/fs.ts";
 import { ROOT, runCli } from "./run_cli.ts";
+import { walkFiles } from "./walk.ts";
 
 const bytes = (...b: number[]) => new Uint8Array(b);
 
@@ -101,16 +102,10 @@ Deno.test("input files are read only through the strict reader", async () => {
   // Deno.readTextFile replaces broken bytes silently; lib/ may use it only for files it wrote itself.
   const allowed = new Set(["cli/setup.ts"]);
   const offenders: string[] = [];
-  const walk = async (dir: string) => {
-    for await (const entry of Deno.readDir(dir)) {
-      const path = `${dir}/${entry.name}`;
-      if (entry.isDirectory) await walk(path);
-      else if (entry.name.endsWith(".ts") && !allowed.has(path.slice(`${ROOT}lib/`.length))) {
-        if ((await Deno.readTextFile(path)).includes("Deno.readTextFile(")) offenders.push(path);
-      }
-    }
-  };
-  await walk(`${ROOT}lib`);
+  for await (const path of walkFiles(`${ROOT}lib`)) {
+    if (!path.endsWith(".ts") || allowed.has(path.slice(`${ROOT}lib/`.length))) continue;
+    if ((await Deno.readTextFile(path)).includes("Deno.readTextFile(")) offenders.push(path);
+  }
   assertEquals(offenders, []);
 });
 
