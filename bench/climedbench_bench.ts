@@ -1,6 +1,8 @@
 /**
- * CliMedBench metric speed at the full data size (33,735 items): ROUGE-1 over KE-like keyword answers and
- * Kendall's tau-b (with order parsing) over SSO-like sequencing answers, each timed over 33,735 items.
+ * CliMedBench metric speed at the full data size (33,735 items): ROUGE-1 over KE-like keyword answers,
+ * Kendall's tau-b (with order parsing) over SSO-like sequencing answers and choice extraction over one short
+ * reply style, each timed over 33,735 items; and one perturbation. `parsing_bench.ts` times extraction over
+ * the written corpora's many reply styles.
  */
 import { extractChoice } from "../lib/metrics/choice.ts";
 import { rouge1 } from "../lib/metrics/rouge.ts";

@@ -8,10 +8,12 @@ import { runEval } from "../lib/pipeline/run_eval.ts";
 import { bootstrapMean } from "../lib/stats/bootstrap.ts";
 import { scriptedReply } from "../tests/fake_judge.ts";
 import { startFakeServer } from "../tests/fake_server.ts";
+import { sharedPath } from "../tests/shared_data.ts";
+import { pathExists, projectPath } from "../lib/core/fs.ts";
 
-const REAL = new URL("../../shared/data/llmeval-med/dataset.json", import.meta.url).pathname;
-const SAMPLE = new URL("../data/llmeval_med/sample.json", import.meta.url).pathname;
-const data = await Deno.stat(REAL).then(() => REAL).catch(() => SAMPLE);
+const REAL = sharedPath("data/llmeval-med/dataset.json");
+const data = await pathExists(REAL) ? REAL : projectPath("data/llmeval_med/sample.json");
+const which = data === REAL ? "published file" : "shipped sample";
 const { samples } = await loadLlmEvalMed(data);
 const server = await startFakeServer({ reply: scriptedReply, latencyMs: 100 });
 
@@ -40,6 +42,9 @@ Deno.bench({
     });
     const seconds = (performance.now() - started) / 1000;
     b.end();
+    if (result.failures > 0) {
+      throw new Error(`${result.failures} calls failed: the timing is not of a complete run`);
+    }
     console.log(
       `  ${result.summary.n} questions in ${seconds.toFixed(1)} s = ${
         (result.summary.n / seconds).toFixed(1)
@@ -50,7 +55,7 @@ Deno.bench({
 });
 
 Deno.bench({
-  name: "llmeval-med load (published file, lenient JSON + zod)",
+  name: `llmeval-med load (${which}, lenient JSON + zod)`,
   async fn() {
     await loadLlmEvalMed(data);
   },

@@ -4,25 +4,13 @@
  */
 import { parseJudgeReply } from "../lib/judges/parse_score.ts";
 import { extractChoice } from "../lib/metrics/choice.ts";
+import { readCorpus } from "../tests/corpus.ts";
 
-const fixtures = new URL("../tests/fixtures/", import.meta.url).pathname;
-const readLines = async (path: string) =>
-  (await Deno.readTextFile(path)).trim().split("\n").map((l) => JSON.parse(l));
-const corpus = async (dir: string, prefix: string) => {
-  const rows = [];
-  for await (const entry of Deno.readDir(dir)) {
-    if (entry.name.startsWith(prefix) && entry.name.endsWith(".jsonl")) {
-      rows.push(...await readLines(`${dir}${entry.name}`));
-    }
-  }
-  return rows;
-};
-const choices = await corpus(`${fixtures}climedbench/`, "choice_replies") as {
-  reply: string;
-  labels?: string;
-  options?: Record<string, string>;
-}[];
-const judged = await corpus(fixtures, "judge_replies") as { reply: string; min: number; max: number }[];
+const choices = await readCorpus<{ reply: string; labels?: string; options?: Record<string, string> }>(
+  "climedbench",
+  "choice_replies",
+);
+const judged = await readCorpus<{ reply: string; min: number; max: number }>("", "judge_replies");
 const repeat = (n: number) => Math.ceil(33_735 / n);
 
 Deno.bench(`choice extraction: ${choices.length} corpus replies x ${repeat(choices.length)}`, () => {

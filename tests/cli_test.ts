@@ -33,7 +33,7 @@ Deno.test("CLI: eval --help and eval <benchmark> --help print usage and exit 0",
 Deno.test("CLI: a bad configuration exits 2 with one line naming the flag and leaves nothing behind", async () => {
   const dir = await Deno.makeTempDir({ prefix: "medeval-cli-" });
   const cases: [string, string[], string, Record<string, string>?][] = [
-    ["judge missing", [...LLMEVAL, ...OFFLINE], "--judge"],
+    ["judge missing", [...LLMEVAL, ...OFFLINE], "--judge: llmeval-med is scored by a judge"],
     [
       "zero concurrency",
       [...CLIMED, ...OFFLINE, "--concurrency", "0"],
@@ -91,7 +91,7 @@ Deno.test("CLI: a bad configuration exits 2 with one line naming the flag and le
     ], "--ablation perturb:nota: changes none"],
     ["unknown ablation", [...CLIMED, ...OFFLINE, "--ablation", "shuffle"], 'unknown ablation "shuffle"'],
     ["bad buckets", [...CLIMED, ...OFFLINE, "--buckets", "length:1"], "--buckets expects length:K"],
-    ["unknown flag", [...CLIMED, ...OFFLINE, "--judg", "x"], "--judg"],
+    ["unknown flag", [...CLIMED, ...OFFLINE, "--judg", "x"], "Unknown option '--judg'"],
     [
       "judge runs without a judge",
       [...LLMEVAL, ...OFFLINE, "--judge-runs", "2"],

@@ -8,11 +8,8 @@ import { rouge1, rougeTokens } from "../lib/metrics/rouge.ts";
 import { extractOrder, kendallTauB, orderTau, predictedRanks } from "../lib/metrics/sequence.ts";
 import { CharTfidf, cosine } from "../lib/metrics/similarity.ts";
 import { mcnemarExact, pairedDifference } from "../lib/stats/compare.ts";
+import { readCorpus } from "./corpus.ts";
 
-/** Replies written for the project, each with the reading a careful grader records (`null` = not extractable). */
-const CORPORA = ["choice_replies.jsonl", "choice_replies_chat.jsonl", "choice_replies_review.jsonl"].map((
-  name,
-) => new URL(`./fixtures/climedbench/${name}`, import.meta.url).pathname);
 const SAMPLE = new URL("../data/climedbench/sample.jsonl", import.meta.url).pathname;
 
 interface CorpusReply {
@@ -24,10 +21,9 @@ interface CorpusReply {
 }
 
 Deno.test("choice extractor: every reply of the written corpora (>= 450) gives the expected reading", async () => {
-  const corpus: CorpusReply[] = [];
-  for (const path of CORPORA) {
-    corpus.push(...(await Deno.readTextFile(path)).trim().split("\n").map((l) => JSON.parse(l)));
-  }
+  // Replies written for the project (tests/fixtures/climedbench/choice_replies*.jsonl), each with the reading a
+  // careful grader records (`null` = not extractable).
+  const corpus = await readCorpus<CorpusReply>("climedbench", "choice_replies");
   assert(corpus.length >= 450, `corpus has ${corpus.length} replies`);
   assertEquals(new Set(corpus.map((c) => c.reply)).size, corpus.length, "a reply is listed twice");
   const wrong: string[] = [];

@@ -5,11 +5,7 @@ import { parseJudgeReply } from "../lib/judges/parse_score.ts";
 import { Caller } from "../lib/providers/caller.ts";
 import type { ChatProvider, ChatRequest, ChatResponse } from "../lib/providers/types.ts";
 import { RunStore } from "../lib/store/run_store.ts";
-
-/** Judge replies written for the project, each with its scale and the score a careful reader takes (or null). */
-const CORPORA = ["judge_replies.jsonl", "judge_replies_review.jsonl"].map((name) =>
-  new URL(`./fixtures/${name}`, import.meta.url).pathname
-);
+import { readCorpus } from "./corpus.ts";
 
 interface CorpusReply {
   reply: string;
@@ -20,10 +16,9 @@ interface CorpusReply {
 }
 
 Deno.test("judge replies: every reply of the written corpora (>= 190) reads as expected", async () => {
-  const corpus: CorpusReply[] = [];
-  for (const path of CORPORA) {
-    corpus.push(...(await Deno.readTextFile(path)).trim().split("\n").map((l) => JSON.parse(l)));
-  }
+  // Judge replies written for the project (tests/fixtures/judge_replies*.jsonl), each with its scale and the
+  // score a careful reader takes (or null).
+  const corpus = await readCorpus<CorpusReply>("", "judge_replies");
   assert(corpus.length >= 190, `corpus has ${corpus.length} replies`);
   assertEquals(
     new Set(corpus.map((c) => `${c.min}-${c.max}:${c.reply}`)).size,

@@ -72,8 +72,6 @@ Deno.test({
 
 Deno.test({
   name: "reproduce with real models: runs them on every benchmark and puts them beside the paper's rows",
-  sanitizeResources: false,
-  sanitizeOps: false,
   async fn() {
     const server = await startFakeServer({ reply: scriptedReply });
     const SECRET = "sk-reproduce-test-0123456789abcdef";

@@ -36,21 +36,27 @@ Deno.test("withRetry retries retryable errors up to the bound and reports each w
   assertEquals(value, "done");
   assertEquals(notices, ["1/5 HTTP 429", "2/5 HTTP 429"]);
 
-  calls = 0;
-  await assertRejects(() =>
-    withRetry(() => {
-      calls++;
-      throw new ProviderError("down", { status: 500, retryable: true });
-    }, { maxRetries: 2, baseDelayMs: 1, maxDelayMs: 2 }), ProviderError);
-  assertEquals(calls, 3);
-
-  calls = 0;
-  await assertRejects(() =>
-    withRetry(() => {
-      calls++;
-      throw new ProviderError("bad key", { status: 401, retryable: false });
-    }, { maxRetries: 5, baseDelayMs: 1, maxDelayMs: 2 }), ProviderError);
-  assertEquals(calls, 1);
+  // A retryable failure is tried 1 + maxRetries times; a non-retryable one once. Both end in the last error.
+  const failing: [string, number, boolean, number, number][] = [["down", 500, true, 2, 3], [
+    "bad key",
+    401,
+    false,
+    5,
+    1,
+  ]];
+  for (const [message, status, retryable, maxRetries, expectedCalls] of failing) {
+    let tries = 0;
+    await assertRejects(
+      () =>
+        withRetry(() => {
+          tries++;
+          throw new ProviderError(message, { status, retryable });
+        }, { maxRetries, baseDelayMs: 1, maxDelayMs: 2 }),
+      ProviderError,
+      message,
+    );
+    assertEquals(tries, expectedCalls, message);
+  }
 });
 
 Deno.test("Limiter never runs more than its limit at once and runs everything", async () => {
