@@ -40,6 +40,24 @@ export function quantileSorted(sorted: readonly number[], q: number): number {
   return sorted[lo] + (sorted[hi] - sorted[lo]) * (pos - lo);
 }
 
+/** Resamples per bootstrap unless a caller asks for another number. */
+export const RESAMPLES = 2000;
+
+/** Returns the mean of one resample of `values` (same size, drawn with replacement using `random`). */
+export function resampleMean(values: readonly number[], random: () => number): number {
+  let sum = 0;
+  for (let i = 0; i < values.length; i++) sum += values[Math.floor(random() * values.length)];
+  return sum / values.length;
+}
+
+/** Returns the percentile interval at `level` (default 0.95) of bootstrap statistics (sorted in place). */
+export function percentileInterval(stats: Float64Array, level = 0.95): [number, number] {
+  stats.sort();
+  const sorted = Array.from(stats);
+  const alpha = (1 - level) / 2;
+  return [quantileSorted(sorted, alpha), quantileSorted(sorted, 1 - alpha)];
+}
+
 /**
  * Returns the mean of `values` (a rate when values are 0/1) with a percentile-bootstrap 95% CI: `resamples`
  * resamples of size n drawn with replacement from a generator seeded by `seed`.
@@ -47,17 +65,8 @@ export function quantileSorted(sorted: readonly number[], q: number): number {
 export function bootstrapMean(values: readonly number[], options: BootstrapOptions = {}): Estimate {
   const n = values.length;
   if (n === 0) return { value: null, ci95: null, n: 0 };
-  const resamples = options.resamples ?? 2000;
-  const level = options.level ?? 0.95;
   const random = mulberry32(seedFrom(options.seed ?? "medeval"));
-  const means = new Float64Array(resamples);
-  for (let b = 0; b < resamples; b++) {
-    let sum = 0;
-    for (let i = 0; i < n; i++) sum += values[Math.floor(random() * n)];
-    means[b] = sum / n;
-  }
-  means.sort();
-  const alpha = (1 - level) / 2;
-  const sorted = Array.from(means);
-  return { value: mean(values), ci95: [quantileSorted(sorted, alpha), quantileSorted(sorted, 1 - alpha)], n };
+  const means = new Float64Array(options.resamples ?? RESAMPLES);
+  for (let b = 0; b < means.length; b++) means[b] = resampleMean(values, random);
+  return { value: mean(values), ci95: percentileInterval(means, options.level ?? 0.95), n };
 }

@@ -4,16 +4,15 @@
  * several groups (stratified bootstrap). All bootstraps are seeded.
  * @module
  */
-import { type Estimate, mean, quantileSorted } from "./bootstrap.ts";
+import {
+  bootstrapMean,
+  type Estimate,
+  mean,
+  percentileInterval,
+  resampleMean,
+  RESAMPLES,
+} from "./bootstrap.ts";
 import { mulberry32, seedFrom } from "./rng.ts";
-
-const RESAMPLES = 2000;
-
-function interval(stats: Float64Array, value: number, n: number): Estimate {
-  stats.sort();
-  const sorted = Array.from(stats);
-  return { value, ci95: [quantileSorted(sorted, 0.025), quantileSorted(sorted, 0.975)], n };
-}
 
 /** McNemar's exact test on paired 0/1 outcomes. */
 export interface McNemar {
@@ -66,18 +65,11 @@ export function pairedDifference(
   if (n !== other.length) throw new Error(`pairedDifference: ${n} vs ${other.length} values`);
   if (n === 0) return { base: null, other: null, diff: { value: null, ci95: null, n: 0 }, mcnemar: null };
   const d = base.map((v, i) => other[i] - v);
-  const random = mulberry32(seedFrom(seed));
-  const stats = new Float64Array(RESAMPLES);
-  for (let r = 0; r < RESAMPLES; r++) {
-    let sum = 0;
-    for (let i = 0; i < n; i++) sum += d[Math.floor(random() * n)];
-    stats[r] = sum / n;
-  }
   const binary = [...base, ...other].every((v) => v === 0 || v === 1);
   return {
     base: mean(base),
     other: mean(other),
-    diff: interval(stats, mean(d), n),
+    diff: bootstrapMean(d, { seed }),
     mcnemar: binary ? mcnemarExact(base, other) : null,
   };
 }
@@ -91,13 +83,8 @@ export function independentDifference(
   if (a.length === 0 || b.length === 0) return { value: null, ci95: null, n: a.length + b.length };
   const random = mulberry32(seedFrom(seed));
   const stats = new Float64Array(RESAMPLES);
-  const draw = (xs: readonly number[]) => {
-    let sum = 0;
-    for (let i = 0; i < xs.length; i++) sum += xs[Math.floor(random() * xs.length)];
-    return sum / xs.length;
-  };
-  for (let r = 0; r < RESAMPLES; r++) stats[r] = draw(b) - draw(a);
-  return interval(stats, mean(b) - mean(a), a.length + b.length);
+  for (let r = 0; r < RESAMPLES; r++) stats[r] = resampleMean(b, random) - resampleMean(a, random);
+  return { value: mean(b) - mean(a), ci95: percentileInterval(stats), n: a.length + b.length };
 }
 
 /**
@@ -112,12 +99,8 @@ export function macroMean(groups: readonly (readonly number[])[], seed = "medeva
   const stats = new Float64Array(RESAMPLES);
   for (let r = 0; r < RESAMPLES; r++) {
     let total = 0;
-    for (const g of present) {
-      let sum = 0;
-      for (let i = 0; i < g.length; i++) sum += g[Math.floor(random() * g.length)];
-      total += sum / g.length;
-    }
+    for (const g of present) total += resampleMean(g, random);
     stats[r] = total / present.length;
   }
-  return interval(stats, mean(present.map((g) => mean(g))), n);
+  return { value: mean(present.map((g) => mean(g))), ci95: percentileInterval(stats), n };
 }
