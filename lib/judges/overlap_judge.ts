@@ -5,27 +5,13 @@
  * @module
  */
 import type { Sample } from "../core/sample.ts";
+import { clippedOverlap } from "../metrics/rouge.ts";
 import { charNgrams } from "../text/tokenize.ts";
 import type { Judge, Verdict } from "./judge.ts";
 
 /** Returns the F1 (0–1) of the character-bigram multisets of `a` and `b` (0 when either is empty). */
 export function bigramF1(a: string, b: string): number {
-  const ga = charNgrams(a, 2);
-  const gb = charNgrams(b, 2);
-  if (ga.length === 0 || gb.length === 0) return 0;
-  const counts = new Map<string, number>();
-  for (const g of gb) counts.set(g, (counts.get(g) ?? 0) + 1);
-  let overlap = 0;
-  for (const g of ga) {
-    const c = counts.get(g) ?? 0;
-    if (c > 0) {
-      overlap++;
-      counts.set(g, c - 1);
-    }
-  }
-  const precision = overlap / ga.length;
-  const recall = overlap / gb.length;
-  return precision + recall === 0 ? 0 : (2 * precision * recall) / (precision + recall);
+  return clippedOverlap(charNgrams(a, 2), charNgrams(b, 2)).f1;
 }
 
 /** Score thresholds on bigram F1: ≥0.8 → 5, ≥0.6 → 4, ≥0.4 → 3, ≥0.2 → 2, else 1. */

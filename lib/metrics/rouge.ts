@@ -30,10 +30,11 @@ function counts(tokens: readonly string[]): Map<string, number> {
   return map;
 }
 
-/** Returns ROUGE-1 of `candidate` against `reference`. */
-export function rouge1(candidate: string, reference: string): RougeScore {
-  const cand = rougeTokens(candidate);
-  const ref = rougeTokens(reference);
+/**
+ * Returns the clipped overlap of two token multisets as precision (over `cand`), recall (over `ref`) and F1;
+ * all 0 when either side is empty. ROUGE-1 over words, and the offline judge over character bigrams.
+ */
+export function clippedOverlap(cand: readonly string[], ref: readonly string[]): RougeScore {
   if (cand.length === 0 || ref.length === 0) return { precision: 0, recall: 0, f1: 0 };
   const refCounts = counts(ref);
   let overlap = 0;
@@ -42,4 +43,9 @@ export function rouge1(candidate: string, reference: string): RougeScore {
   const recall = overlap / ref.length;
   const f1 = overlap === 0 ? 0 : (2 * precision * recall) / (precision + recall);
   return { precision, recall, f1 };
+}
+
+/** Returns ROUGE-1 of `candidate` against `reference`. */
+export function rouge1(candidate: string, reference: string): RougeScore {
+  return clippedOverlap(rougeTokens(candidate), rougeTokens(reference));
 }
