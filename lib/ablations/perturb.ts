@@ -34,10 +34,10 @@ export interface PerturbSpec {
 }
 
 /** Default rate: the paper perturbs 12% of the characters. */
-export const DEFAULT_RATE = 0.12;
+const DEFAULT_RATE = 0.12;
 
 /** Symbols inserted by the `symbol` kind. */
-export const SYMBOLS = [..."#*@~^&%$!?|+=<>"];
+const SYMBOLS = [..."#*@~^&%$!?|+=<>"];
 
 const HAN = /^\p{Script=Han}$/u;
 
@@ -60,7 +60,7 @@ export function parsePerturbSpec(text: string, seed = "0"): PerturbSpec {
 let homophones: Map<string, string[]> | undefined;
 
 /** Returns the level-1 GB2312 characters (the 3,755 most common simplified characters). */
-export function commonCharacters(): string[] {
+function commonCharacters(): string[] {
   const decoder = new TextDecoder("gbk");
   const chars: string[] = [];
   for (let hi = 0xb0; hi <= 0xd7; hi++) {
@@ -88,7 +88,7 @@ function homophoneIndex(): Map<string, string[]> {
 const homophoneCache = new Map<string, string[]>();
 
 /** Returns common characters pronounced like `ch` (same pinyin and tone), `ch` itself excluded. */
-export function homophonesOf(ch: string): string[] {
+function homophonesOf(ch: string): string[] {
   let found = homophoneCache.get(ch);
   if (!found) {
     found = (homophoneIndex().get(pinyin(ch, { toneType: "num" })) ?? []).filter((c) => c !== ch);
@@ -101,7 +101,7 @@ let toTraditional: ((text: string) => string) | undefined;
 const traditionalCache = new Map<string, string>();
 
 /** Returns the traditional form of a simplified character (itself when it has no distinct form). */
-export function traditionalOf(ch: string): string {
+function traditionalOf(ch: string): string {
   let found = traditionalCache.get(ch);
   if (found === undefined) {
     toTraditional ??= OpenCC.Converter({ from: "cn", to: "tw" });
@@ -163,7 +163,7 @@ export function perturbText(text: string, spec: PerturbSpec, salt: string): Pert
 }
 
 /** "None of the above" in the language of the item. */
-export function noneOfTheAbove(text: string): string {
+function noneOfTheAbove(text: string): string {
   return /\p{Script=Han}/u.test(text) ? "以上都不是" : "None of the above";
 }
 

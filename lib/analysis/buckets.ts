@@ -36,7 +36,7 @@ export function parseBucketSpec(text: string): BucketSpec {
 let encoder: Tiktoken | undefined;
 
 /** Returns the length of `text` in characters (code points) or cl100k_base tokens. */
-export function textLength(text: string, measure: LengthMeasure): number {
+function textLength(text: string, measure: LengthMeasure): number {
   if (measure === "chars") return [...text].length;
   encoder ??= new Tiktoken(cl100k);
   return encoder.encode(text).length;

@@ -7,7 +7,7 @@ import { sha256Hex } from "../core/hash.ts";
 import { projectPath } from "../core/fs.ts";
 
 /** A public data file: where it comes from and what it must hash to. */
-export interface DownloadSpec {
+interface DownloadSpec {
   /** Source URL (pinned to a commit). */
   url: string;
   /** Expected SHA-256 of the file. */

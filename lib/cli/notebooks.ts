@@ -8,7 +8,7 @@ import { parseArgs } from "node:util";
 import { projectPath } from "../core/fs.ts";
 
 /** Executes each notebook; returns the number that failed. */
-export async function runNotebooks(dir: string, outputDir: string): Promise<number> {
+async function runNotebooks(dir: string, outputDir: string): Promise<number> {
   const notebooks = [...Deno.readDirSync(dir)].filter((e) => e.name.endsWith(".ipynb")).map((e) => e.name)
     .sort();
   if (notebooks.length === 0) throw new Error(`no notebooks in ${dir}`);

@@ -16,7 +16,7 @@ export interface LenientJsonResult {
 }
 
 /** Returns 1-based `{ line, column }` of character offset `pos` in `text`. */
-export function lineColumn(text: string, pos: number): { line: number; column: number } {
+function lineColumn(text: string, pos: number): { line: number; column: number } {
   let line = 1;
   let lastBreak = -1;
   for (let i = 0; i < pos && i < text.length; i++) {
@@ -82,7 +82,7 @@ export function parseLenientJson(text: string, file: string): LenientJsonResult 
  * Returns the character offset at which a recursive-descent JSON reader first fails on `text`; bare `NaN`,
  * `Infinity` and `-Infinity` are read as values, as the lenient parser reads them.
  */
-export function jsonErrorOffset(text: string): number {
+function jsonErrorOffset(text: string): number {
   let i = 0;
   const ws = () => {
     while (i < text.length && " \t\r\n".includes(text[i])) i++;

@@ -18,7 +18,7 @@ export function cosine(a: readonly number[], b: readonly number[]): number {
 }
 
 /** Returns the character 1- to `maxN`-grams of the letters and digits of `text`. */
-export function charNgramRange(text: string, maxN = 2): string[] {
+function charNgramRange(text: string, maxN = 2): string[] {
   const chars = charTokens(text);
   const out: string[] = [];
   for (let n = 1; n <= maxN; n++) {

@@ -207,7 +207,7 @@ function substitute<T>(value: T, row: string | undefined, column: string | undef
 }
 
 /** Expands `forEach` into one claim per row / column, with keys substituted and labels in the text. */
-export function expandClaims(paper: Paper): { spec: ClaimSpec; index: number }[] {
+function expandClaims(paper: Paper): { spec: ClaimSpec; index: number }[] {
   const out: { spec: ClaimSpec; index: number }[] = [];
   paper.file.claims.forEach((spec, index) => {
     if (!spec.forEach) {

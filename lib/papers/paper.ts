@@ -141,7 +141,7 @@ export async function loadPaper(path: string): Promise<Paper> {
 }
 
 /** The project's folder of paper files. */
-export const PAPERS_DIR = projectPath("data/papers/");
+const PAPERS_DIR = projectPath("data/papers/");
 
 /** Reads every `*.json` in `dir` (default `data/papers/`), sorted by file name. */
 export async function loadPapers(dir = PAPERS_DIR): Promise<Paper[]> {

@@ -42,7 +42,7 @@ function pairs(
 }
 
 /** Returns the paired comparison of `metric` over the samples present in both conditions. */
-export function comparePaired(
+function comparePaired(
   base: readonly SampleRow[],
   other: readonly SampleRow[],
   metric: string,

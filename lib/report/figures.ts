@@ -32,7 +32,7 @@ export const PALETTE = [
 ];
 
 /** Font stack with CJK coverage, so Chinese labels render in exports. */
-export const FONT_FAMILY = "Arial, 'Noto Sans CJK SC', 'Noto Sans', 'DejaVu Sans', sans-serif";
+const FONT_FAMILY = "Arial, 'Noto Sans CJK SC', 'Noto Sans', 'DejaVu Sans', sans-serif";
 
 /** Returns `layout` merged over paper defaults: 14 px text, white background, palette, margins. */
 export function paperLayout(layout: Record<string, unknown>): Record<string, unknown> {
@@ -47,12 +47,12 @@ export function paperLayout(layout: Record<string, unknown>): Record<string, unk
 }
 
 /** Where the plotly.js bundle lives (the npm package, installed into node_modules by Deno). */
-export function plotlyBundlePath(): string {
+function plotlyBundlePath(): string {
   return projectPath("node_modules/plotly.js-dist/plotly.js");
 }
 
 /** Writes `<name>.html` showing the figure with `plotly.js` copied beside it; needs no browser to make. */
-export async function writeFigureHtml(dir: string, name: string, spec: FigureSpec): Promise<string> {
+async function writeFigureHtml(dir: string, name: string, spec: FigureSpec): Promise<string> {
   await Deno.mkdir(dir, { recursive: true });
   const bundle = `${dir}/plotly.js`;
   if (!(await pathExists(bundle))) {

@@ -68,7 +68,7 @@ export function summaryName(summary: Pick<Summary, "model" | "condition" | "offl
 export const CI_METHOD = "percentile bootstrap over samples, 2000 resamples, seeded";
 
 /** Returns each metric's estimate over `rows` (bootstrap seeded by `seed` and the metric name). */
-export function estimateMetrics(
+function estimateMetrics(
   rows: readonly SampleRow[],
   metricNames: readonly string[],
   seed: string,
@@ -87,7 +87,7 @@ export function estimateMetrics(
  * Returns the sample ids of each value of `field` (null values left out). Groups are ordered by `order` when
  * given, else by first appearance.
  */
-export function groupIds(
+function groupIds(
   rows: readonly SampleRow[],
   field: string,
   order: readonly string[] = [],

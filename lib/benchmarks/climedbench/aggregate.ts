@@ -14,7 +14,7 @@ import { type ClimedScoreDetail, OFFLINE_SIMILARITY } from "./scorer.ts";
 export const GROUP_FIELDS = ["scenario", "question_type", "task", "department", "difficulty"] as const;
 
 /** Per-sample metrics: `score` is the scenario's own metric; the others are set only where they apply. */
-export const METRICS = [
+const METRICS = [
   "score",
   "accuracy",
   "kendall_tau",

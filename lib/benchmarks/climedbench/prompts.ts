@@ -33,7 +33,7 @@ const OPEN_TASK: Record<string, string> = {
 };
 
 /** Returns the answer-format line of a sample in `style`. */
-export function formatLine(sample: Sample, style: PromptStyle): string {
+function formatLine(sample: Sample, style: PromptStyle): string {
   const type = sample.fields.question_type as QuestionType;
   const scenario = String(sample.fields.scenario);
   const task = type === "open" ? OPEN_TASK[scenario] ?? "" : "";

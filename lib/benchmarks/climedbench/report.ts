@@ -8,7 +8,7 @@ import { formatEstimate, type Table } from "../../report/tables.ts";
 import { METRIC_LABELS, SCENARIOS } from "./scenarios.ts";
 
 /** Returns the paper's Table 2 layout: scenario columns with a metric row, values ×100 with 95% CI. */
-export function scenarioTable(summaries: readonly Summary[]): Table {
+function scenarioTable(summaries: readonly Summary[]): Table {
   const present = SCENARIOS.filter((sc) => summaries.some((s) => s.groups.scenario?.[sc.code]));
   return {
     title: "CliMedBench: results per scenario (×100, 95% CI), Table 2 layout",
@@ -42,7 +42,7 @@ export function scenarioTable(summaries: readonly Summary[]): Table {
 }
 
 /** Returns the hallucination contrast: BKT vs FIT accuracy (same sources, erroneous reference in FIT). */
-export function hallucinationTable(summaries: readonly Summary[]): Table {
+function hallucinationTable(summaries: readonly Summary[]): Table {
   const acc = (s: Summary, code: string) => s.groups.scenario?.[code]?.score;
   return {
     title: "CliMedBench: hallucination contrast, BKT vs FIT accuracy (%)",

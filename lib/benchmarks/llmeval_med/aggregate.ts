@@ -31,7 +31,7 @@ export interface QuestionResult {
 }
 
 /** Returns each question's result from the run store view. */
-export function questionResults(
+function questionResults(
   view: RunView,
   judgeRuns: number,
   humanRatings?: ReadonlyMap<string, HumanRating>,
