@@ -8,6 +8,7 @@ import type { Sample } from "../../core/sample.ts";
 import { parseRecord } from "../../core/validate.ts";
 import { type ClimedItem, ClimedItemSchema } from "./schema.ts";
 import { type QuestionType, scenarioByCode } from "./scenarios.ts";
+import { jsonlRecords } from "../../core/jsonl.ts";
 import { readTextStrict } from "../../core/text_file.ts";
 
 /** Benchmark name in samples and summaries. */
@@ -119,16 +120,7 @@ export async function loadClimedBench(path: string): Promise<Sample[]> {
   const text = await readTextStrict(path);
   const samples: Sample[] = [];
   const seen = new Map<string, number>();
-  for (const [i, raw] of text.split("\n").entries()) {
-    const line = raw.trim();
-    if (!line || line.startsWith("//")) continue;
-    const record = `line ${i + 1}`;
-    let value: unknown;
-    try {
-      value = JSON.parse(line);
-    } catch (err) {
-      throw new InputError({ file: path, record }, `not JSON: ${err instanceof Error ? err.message : err}`);
-    }
+  for (const { value, line, record } of jsonlRecords(text, path)) {
     const item = parseRecord(ClimedItemSchema, value, path, record);
     const earlier = seen.get(item.id);
     if (earlier !== undefined) {
@@ -137,7 +129,7 @@ export async function loadClimedBench(path: string): Promise<Sample[]> {
         `duplicate id ${item.id} (first on line ${earlier})`,
       );
     }
-    seen.set(item.id, i + 1);
+    seen.set(item.id, line);
     samples.push(itemToSample(item, path, record));
   }
   if (samples.length === 0) throw new InputError({ file: path }, "no items");
