@@ -3,6 +3,7 @@
  * @module
  */
 import type { ClaimResult } from "./claims.ts";
+import { markdownCell } from "../report/tables.ts";
 
 const RELATION: Record<ClaimResult["relation"], string> = {
   approx: "≈",
@@ -43,21 +44,17 @@ export function holdsMark(holds: boolean | null): string {
   return holds === null ? "–" : holds ? "✓" : "✗";
 }
 
-/** Counts of claims that hold, do not hold, and were not checked. */
-export function claimCounts(
-  results: readonly ClaimResult[],
-): { holds: number; fails: number; unchecked: number } {
-  return {
-    holds: results.filter((r) => r.holds === true).length,
-    fails: results.filter((r) => r.holds === false).length,
-    unchecked: results.filter((r) => r.holds === null).length,
-  };
+/** Returns "N claims: x hold, y do not hold, z not checked" for `results`. */
+export function claimCountsLine(results: readonly ClaimResult[]): string {
+  const count = (holds: boolean | null) => results.filter((r) => r.holds === holds).length;
+  return `${results.length} claims: ${count(true)} hold, ${count(false)} do not hold, ${
+    count(null)
+  } not checked`;
 }
 
 /** Returns `claims.md`: method, counts, then one table per paper. */
 export function claimsMarkdown(results: readonly ClaimResult[], titles: Record<string, string>): string {
-  const esc = (s: string) => s.replaceAll("|", "\\|");
-  const all = claimCounts(results);
+  const esc = markdownCell;
   const lines = [
     "# Claims of the papers, recomputed from their own tables",
     "",
@@ -67,17 +64,16 @@ export function claimsMarkdown(results: readonly ClaimResult[], titles: Record<s
     "when the stated and recomputed intervals overlap; `=` needs exact equality; `>`/`<` compare the recomputed",
     "value with the stated bound. The papers' numbers are not adjusted.",
     "",
-    `**${results.length} claims: ${all.holds} hold, ${all.fails} do not hold, ${all.unchecked} not checked.**`,
+    `**${claimCountsLine(results)}.**`,
     "",
   ];
   const papers = [...new Set(results.map((r) => r.paper))];
   for (const paper of papers) {
     const rs = results.filter((r) => r.paper === paper);
-    const c = claimCounts(rs);
     lines.push(
       `## ${titles[paper] ?? paper}`,
       "",
-      `${rs.length} claims: ${c.holds} hold, ${c.fails} do not hold, ${c.unchecked} not checked.`,
+      `${claimCountsLine(rs)}.`,
       "",
       "| where | claim | stated | recomputed | holds | note |",
       "| --- | --- | ---: | ---: | :---: | --- |",

@@ -5,7 +5,7 @@
  */
 import { escapeHtml, REPORT_CSS, tableToHtml } from "../report/html.ts";
 import type { ClaimResult } from "./claims.ts";
-import { claimCounts, formatRecomputed, formatStated, holdsMark } from "./claims_report.ts";
+import { claimCountsLine, formatRecomputed, formatStated, holdsMark } from "./claims_report.ts";
 import type { PaperOutputs, WrittenTable } from "./write_paper.ts";
 
 /** A benchmark pipeline as shown on the page. */
@@ -68,11 +68,6 @@ function claimsTable(results: readonly ClaimResult[]): string {
   ].join("\n");
 }
 
-function countsLine(results: readonly ClaimResult[]): string {
-  const c = claimCounts(results);
-  return `${results.length} claims: ${c.holds} hold, ${c.fails} do not hold, ${c.unchecked} not checked`;
-}
-
 /** Returns the HTML of `reports/index.html`; `formats` are the image formats rendered besides HTML. */
 export function indexPage(content: IndexContent, formats: readonly string[]): string {
   const parts: string[] = [
@@ -94,7 +89,7 @@ export function indexPage(content: IndexContent, formats: readonly string[]): st
       `<p>${escapeHtml(file.citation)}. Transcribed from seed <code>${
         escapeHtml(file.seed)
       }</code> into <a href="../data/papers/${file.paper}.json"><code>data/papers/${file.paper}.json</code></a>. ${
-        escapeHtml(countsLine(claims))
+        escapeHtml(claimCountsLine(claims))
       } (<a href="#claims-${file.paper}">see below</a>).</p>`,
       ...file.notes.map((n) => `<p class="notes">${escapeHtml(n)}</p>`),
       ...outputs.tables.map(tableBlock),
@@ -104,7 +99,7 @@ export function indexPage(content: IndexContent, formats: readonly string[]): st
   parts.push(
     '<h2 id="claims">Claims recomputed from the tables</h2>',
     `<p>${
-      escapeHtml(countsLine(content.claims))
+      escapeHtml(claimCountsLine(content.claims))
     }. Full list: <a href="claims.md">claims.md</a> · <a href="claims.json">claims.json</a>. A claim holds (≈) when the stated value and the recomputed value agree within the precision the paper prints.</p>`,
   );
   for (const outputs of content.papers) {

@@ -35,9 +35,14 @@ function cellText(cell: Cell): string {
   return cell === null ? "" : String(cell);
 }
 
+/** Returns `text` safe inside a Markdown table cell (pipes escaped, line breaks as spaces). */
+export function markdownCell(text: string): string {
+  return text.replaceAll("|", "\\|").replaceAll("\n", " ");
+}
+
 /** Returns the table as GitHub-flavoured Markdown with its title and notes. */
 export function toMarkdown(table: Table): string {
-  const esc = (s: string) => s.replaceAll("|", "\\|").replaceAll("\n", " ");
+  const esc = markdownCell;
   const lines = [
     `**${table.title}**`,
     "",
