@@ -9,7 +9,7 @@ import cl100k from "js-tiktoken/ranks/cl100k_base";
 import { ConfigError } from "../core/errors.ts";
 import type { Sample } from "../core/sample.ts";
 import type { FigureSpec } from "../report/figures.ts";
-import { PALETTE, paperLayout } from "../report/figures.ts";
+import { ciErrorBars, PALETTE, paperLayout } from "../report/figures.ts";
 import type { SampleRow } from "../report/summary.ts";
 import { formatEstimate, type Table } from "../report/tables.ts";
 import { bootstrapMean, type Estimate } from "../stats/bootstrap.ts";
@@ -76,6 +76,18 @@ function estimate(rows: readonly SampleRow[], metric: string, seed: string): Est
   return bootstrapMean(values, { seed });
 }
 
+/** Returns the metric in buckets 1..k of `rows`, each a bootstrap estimate seeded by `seed(bucket)`. */
+function perBucket(
+  rows: readonly SampleRow[],
+  buckets: ReadonlyMap<string, number>,
+  k: number,
+  metric: string,
+  seed: (b: number) => string,
+): Estimate[] {
+  const byBucket = Map.groupBy(rows, (r) => buckets.get(r.id) ?? 0);
+  return Array.from({ length: k }, (_, i) => estimate(byBucket.get(i + 1) ?? [], metric, seed(i + 1)));
+}
+
 /** Returns the metric per bucket of each group of `within` and pooled over all samples, for one series. */
 export function bucketTable(
   series: BucketSeries,
@@ -83,12 +95,12 @@ export function bucketTable(
   options: { k: number; metric: string; percent: boolean; within?: string; measure: LengthMeasure },
 ): Table {
   const { k, metric, within } = options;
-  const groups = within ? [...new Set(series.rows.map((r) => String(r.fields[within] ?? "")))] : [];
-  const cell = (rows: readonly SampleRow[], b: number, key: string) => {
-    const members = rows.filter((r) => buckets.get(r.id) === b);
-    const est = estimate(members, metric, `${series.label}:${key}:${b}`);
-    return est.n ? `${formatEstimate(est, options.percent, 1)} n=${est.n}` : "–";
-  };
+  const groups = within ? Map.groupBy(series.rows, (r) => String(r.fields[within] ?? "")) : new Map();
+  const row = (label: string, rows: readonly SampleRow[], key: string) => [
+    label,
+    ...perBucket(rows, buckets, k, metric, (b) => `${series.label}:${key}:${b}`)
+      .map((est) => est.n ? `${formatEstimate(est, options.percent, 1)} n=${est.n}` : "–"),
+  ];
   const range = Array.from({ length: k }, (_, i) => i + 1);
   return {
     title: `${series.label}: ${metric} by input-length bucket (${options.measure}, ${k} buckets${
@@ -96,10 +108,8 @@ export function bucketTable(
     }; 1 = shortest)`,
     columns: [within ?? "group", ...range.map((b) => `${b}`)],
     rows: [
-      ...groups.map((
-        g,
-      ) => [g, ...range.map((b) => cell(series.rows.filter((r) => String(r.fields[within!]) === g), b, g))]),
-      ["all (pooled)", ...range.map((b) => cell(series.rows, b, "all"))],
+      ...[...groups].map(([g, rows]) => row(g, rows, g)),
+      row("all (pooled)", series.rows, "all"),
     ],
     notes: [
       `buckets are equal-count cuts of the samples sorted by input length in ${options.measure}${
@@ -119,9 +129,8 @@ export function bucketFigure(
   const scale = options.percent ? 100 : 1;
   const range = Array.from({ length: options.k }, (_, i) => i + 1);
   const data = series.map((s, i) => {
-    const est = range.map((b) =>
-      estimate(s.rows.filter((r) => buckets.get(r.id) === b), options.metric, `${s.label}:all:${b}`)
-    );
+    // The same seeds as the table's pooled row, so figure and table show the same intervals.
+    const est = perBucket(s.rows, buckets, options.k, options.metric, (b) => `${s.label}:all:${b}`);
     return {
       type: "scatter",
       mode: "lines+markers",
@@ -129,10 +138,7 @@ export function bucketFigure(
       x: range,
       y: est.map((e) => (e.value === null ? null : e.value * scale)),
       error_y: {
-        type: "data",
-        symmetric: false,
-        array: est.map((e) => (e.ci95 && e.value !== null ? (e.ci95[1] - e.value) * scale : null)),
-        arrayminus: est.map((e) => (e.ci95 && e.value !== null ? (e.value - e.ci95[0]) * scale : null)),
+        ...ciErrorBars(est, scale),
         thickness: 1.2,
         width: 3,
       },

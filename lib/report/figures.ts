@@ -4,6 +4,7 @@
  * @module
  */
 import puppeteer, { type Browser, type Page } from "puppeteer-core";
+import type { Estimate } from "../stats/bootstrap.ts";
 import { findChromium } from "./chromium.ts";
 import { pathExists, projectPath } from "../core/fs.ts";
 
@@ -95,6 +96,24 @@ export function normalizeSvgIds(svg: string): string {
     out = out.replace(new RegExp(`(["'(#])${escaped}(?=["')])`, "g"), `$1fig-id-${i}`);
   });
   return out;
+}
+
+/**
+ * Returns Plotly's asymmetric error bars (`array` above, `arrayminus` below) for `estimates` scaled by `scale`
+ * (100 for percentages); missing estimates get none. Style (colour, width) is the caller's.
+ */
+export function ciErrorBars(
+  estimates: readonly (Estimate | undefined)[],
+  scale: number,
+): { type: "data"; symmetric: false; array: (number | null)[]; arrayminus: (number | null)[] } {
+  const bar = (e: Estimate | undefined, side: 0 | 1) =>
+    e?.ci95 && e.value !== null ? (side ? e.ci95[1] - e.value : e.value - e.ci95[0]) * scale : null;
+  return {
+    type: "data",
+    symmetric: false,
+    array: estimates.map((e) => bar(e, 1)),
+    arrayminus: estimates.map((e) => bar(e, 0)),
+  };
 }
 
 /** Formats of {@linkcode FigureRenderer.render}. */

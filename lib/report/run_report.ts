@@ -5,7 +5,7 @@
  * @module
  */
 import type { FigureSpec } from "./figures.ts";
-import { PALETTE, paperLayout } from "./figures.ts";
+import { ciErrorBars, PALETTE, paperLayout } from "./figures.ts";
 import { type Summary, summaryName } from "./summary.ts";
 import { formatEstimate, groupTables, type MetricDisplay, summaryNotes, type Table } from "./tables.ts";
 
@@ -62,10 +62,7 @@ export function groupBarFigure(
       x: keys,
       y: est.map((e) => (e?.value ?? null) === null ? null : e!.value! * k),
       error_y: {
-        type: "data",
-        symmetric: false,
-        array: est.map((e) => (e?.ci95 && e.value !== null ? (e.ci95[1] - e.value) * k : null)),
-        arrayminus: est.map((e) => (e?.ci95 && e.value !== null ? (e.value - e.ci95[0]) * k : null)),
+        ...ciErrorBars(est, k),
         color: "#333",
         thickness: 1.5,
         width: 4,
