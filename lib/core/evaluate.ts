@@ -47,9 +47,14 @@ export interface EvaluateResult {
   scoreFailures: number;
 }
 
-/** Returns the progress units of scoring one answer: one per judge run for judge scorers, else one. */
+/** Returns the progress units of one scorer on one answer: one per judge run for judge scorers, else one. */
+function scorerUnits(scorer: Scorer, judgeRuns: number): number {
+  return scorer.needsJudge ? judgeRuns : 1;
+}
+
+/** Returns the progress units of scoring one answer with every scorer. */
 function scoreUnitsPerSample(scorers: readonly Scorer[], judgeRuns: number): number {
-  return scorers.reduce((sum, s) => sum + (s.needsJudge ? judgeRuns : 1), 0);
+  return scorers.reduce((sum, s) => sum + scorerUnits(s, judgeRuns), 0);
 }
 
 /** Returns the number of progress units {@linkcode evaluate} will count for `samples`. */
@@ -124,7 +129,7 @@ async function scoreAnswer(
       }
       options.progress?.tick(values.length);
     } catch (err) {
-      const units = scorer.needsJudge ? options.judgeRuns : 1;
+      const units = scorerUnits(scorer, options.judgeRuns);
       result.scoreFailures += units;
       options.store.logEvent("score_failed", {
         sample: sample.id,

@@ -123,12 +123,9 @@ export function comparisonOutputs(
     figures[id] = groupBarFigure([base.summary, other.summary], field, metric);
   }
   if (buckets) {
+    const series: BucketSeries[] = results.map((r) => ({ label: summaryName(r.summary), rows: r.rows }));
     for (const measure of ["chars", "tokens"] as LengthMeasure[]) {
       const bucketOf = lengthBuckets(base.samples, buckets.k, measure, field);
-      const series: BucketSeries[] = results.map((r) => ({
-        label: summaryName(r.summary),
-        rows: r.rows,
-      }));
       for (const [i, s] of series.entries()) {
         tables[`length_${measure}_${safeName(results[i].condition.name)}`] = bucketTable(s, bucketOf, {
           k: buckets.k,
