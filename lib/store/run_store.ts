@@ -174,16 +174,7 @@ export class RunStore {
 
   /** Returns the stored outputs, optionally of one condition. */
   outputs(condition?: string): StoredOutput[] {
-    const rows =
-      (condition === undefined
-        ? this.#db.prepare("SELECT * FROM outputs ORDER BY sample_id").all()
-        : this.#db.prepare("SELECT * FROM outputs WHERE condition = ? ORDER BY sample_id").all(
-          condition,
-        )) as Record<
-          string,
-          unknown
-        >[];
-    return rows.map((r) => ({
+    return this.#rowsOf("outputs", "sample_id", condition).map((r) => ({
       sampleId: String(r.sample_id),
       condition: String(r.condition),
       callKey: r.call_key === null ? null : String(r.call_key),
@@ -212,13 +203,7 @@ export class RunStore {
 
   /** Returns the stored scores, optionally of one condition, ordered by sample, scorer and run. */
   scores(condition?: string): StoredScore[] {
-    const rows =
-      (condition === undefined
-        ? this.#db.prepare("SELECT * FROM scores ORDER BY sample_id, scorer, run").all()
-        : this.#db.prepare("SELECT * FROM scores WHERE condition = ? ORDER BY sample_id, scorer, run").all(
-          condition,
-        )) as Record<string, unknown>[];
-    return rows.map((r) => ({
+    return this.#rowsOf("scores", "sample_id, scorer, run", condition).map((r) => ({
       sampleId: String(r.sample_id),
       condition: String(r.condition),
       scorer: String(r.scorer),
@@ -229,6 +214,16 @@ export class RunStore {
       callKey: r.call_key === null ? null : String(r.call_key),
       detail: r.detail === null ? null : JSON.parse(String(r.detail)),
     }));
+  }
+
+  /** Rows of `table` (`outputs` or `scores`) in `order`, of one condition when given. */
+  #rowsOf(table: "outputs" | "scores", order: string, condition?: string): Record<string, unknown>[] {
+    const where = condition === undefined ? "" : " WHERE condition = ?";
+    const statement = this.#db.prepare(`SELECT * FROM ${table}${where} ORDER BY ${order}`);
+    return (condition === undefined ? statement.all() : statement.all(condition)) as Record<
+      string,
+      unknown
+    >[];
   }
 
   /** Appends an event (retry, failure, resume) to the run log. */
