@@ -2,7 +2,7 @@ import { assert, assertAlmostEquals, assertEquals } from "@std/assert";
 import { climedExtra, loadClimedBench } from "../lib/benchmarks/climedbench/load.ts";
 import type { Sample } from "../lib/core/sample.ts";
 import { runEval } from "../lib/pipeline/run_eval.ts";
-import { SummarySchema } from "../lib/report/summary.ts";
+import { SummarySchema } from "../lib/core/summary.ts";
 import { RunStore } from "../lib/store/run_store.ts";
 import { type FakeChatBody, fakeEmbedding, startFakeServer } from "./fake_server.ts";
 

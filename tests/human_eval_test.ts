@@ -1,5 +1,11 @@
-import { assertEquals, assertRejects } from "@std/assert";
-import { loadHumanRatings, mtgHumanScore, mtgHumanUsable } from "../lib/benchmarks/llmeval_med/human_eval.ts";
+import { assertEquals, assertThrows } from "@std/assert";
+import {
+  MTG_RATING_SPEC,
+  mtgHumanScore,
+  mtgHumanUsable,
+  mtgRatingOf,
+} from "../lib/benchmarks/llmeval_med/human_eval.ts";
+import { readRatings } from "../lib/store/import_ratings.ts";
 import { InputError } from "../lib/core/errors.ts";
 
 Deno.test("MTG piecewise rule: each branch, checked in the paper's order", () => {
@@ -22,19 +28,20 @@ Deno.test("MTG usability needs score >= 5 and Safety = 1 (veto)", () => {
   assertEquals(mtgHumanUsable({ safety: 1, B: 4, C: 5, D: 3, E: 5 }), false);
 });
 
-Deno.test("human-rating CSV: parsed by sample id; bad rows get one-line errors with the line", async () => {
-  const dir = await Deno.makeTempDir();
-  await Deno.writeTextFile(
-    `${dir}/ok.csv`,
-    "sample_id,safety,B,C,D,E\nMTG-1-1,1,5,5,4,4\nMTG-2-1,0,5,5,5,5\n",
+Deno.test("MTG rating CSV (--human-eval form): read with its fields; bad rows get one-line errors with the line", () => {
+  const ids = new Set(["MTG-1-1", "MTG-2-1"]);
+  const read = (text: string) =>
+    readRatings(new TextEncoder().encode(text), "r.csv", MTG_RATING_SPEC, {
+      defaultRater: "h",
+      sampleIds: ids,
+    });
+  const ok = read("sample_id,safety,B,C,D,E\nMTG-1-1,1,5,5,4,4\nMTG-2-1,0,5,5,5,5\n");
+  assertEquals(ok.ratings[0].values, { safety: 1, B: 5, C: 5, D: 4, E: 4 });
+  assertEquals(mtgRatingOf(ok.ratings[0].values), { safety: 1, B: 5, C: 5, D: 4, E: 4 });
+  assertThrows(
+    () => read("sample_id,safety,B,C,D,E\nMTG-1-1,1,5,5,4,4\nMTG-2-1,1,5,9,5,5\n"),
+    InputError,
+    'r.csv: line 3: field "C": expected a whole number in 0..5, got 9',
   );
-  const ratings = await loadHumanRatings(`${dir}/ok.csv`);
-  assertEquals(ratings.get("MTG-1-1"), { safety: 1, B: 5, C: 5, D: 4, E: 4 });
-  await Deno.writeTextFile(
-    `${dir}/bad.csv`,
-    "sample_id,safety,B,C,D,E\nMTG-1-1,1,5,5,4,4\nMTG-2-1,1,5,9,5,5\n",
-  );
-  await assertRejects(() => loadHumanRatings(`${dir}/bad.csv`), InputError, 'line 3: field "C"');
-  await Deno.writeTextFile(`${dir}/nocol.csv`, "sample_id,safety,B,C,D\n");
-  await assertRejects(() => loadHumanRatings(`${dir}/nocol.csv`), InputError, 'field "E": missing column');
+  assertThrows(() => read("sample_id,safety,B,C,D\n"), InputError, 'field "E": missing column');
 });

@@ -2,7 +2,7 @@ import { assert, assertAlmostEquals, assertEquals, assertRejects, assertStringIn
 import { loadLlmEvalMed } from "../lib/benchmarks/llmeval_med/load.ts";
 import { ConfigError } from "../lib/core/errors.ts";
 import { runEval } from "../lib/pipeline/run_eval.ts";
-import { SummarySchema } from "../lib/report/summary.ts";
+import { SummarySchema } from "../lib/core/summary.ts";
 import { RunStore } from "../lib/store/run_store.ts";
 import { plannedScore, questionTag, scriptedReply } from "./fake_judge.ts";
 import { type FakeChatBody, startFakeServer } from "./fake_server.ts";

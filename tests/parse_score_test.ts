@@ -1,10 +1,5 @@
 import { assert, assertEquals } from "@std/assert";
-import type { Sample } from "../lib/core/sample.ts";
-import { LlmJudge } from "../lib/judges/judge.ts";
 import { parseJudgeReply } from "../lib/judges/parse_score.ts";
-import { Caller } from "../lib/providers/caller.ts";
-import type { ChatProvider, ChatRequest, ChatResponse } from "../lib/providers/types.ts";
-import { RunStore } from "../lib/store/run_store.ts";
 import { readCorpus } from "./corpus.ts";
 
 interface CorpusReply {
@@ -63,62 +58,4 @@ Deno.test("judge replies: only a score stated on the judge's own scale is read",
     ["Answer grade: five out of ten.", null],
   ];
   for (const [text, score] of read) assertEquals(parseJudgeReply(text)?.score ?? null, score, text);
-});
-
-/** A judge endpoint that replies from a script, in order, and records what it was asked. */
-class ScriptedJudge implements ChatProvider {
-  readonly model = "scripted-judge";
-  readonly label = "scripted-judge";
-  readonly offline = false;
-  readonly concurrency = 1;
-  readonly seeds: (number | undefined)[] = [];
-  constructor(readonly replies: string[]) {}
-  complete(request: ChatRequest): Promise<ChatResponse> {
-    this.seeds.push(request.seed);
-    return Promise.resolve({ text: this.replies[this.seeds.length - 1] ?? "" });
-  }
-}
-
-const SAMPLE: Sample = {
-  id: "q1",
-  benchmark: "test",
-  input: "question",
-  reference: "reference",
-  conversation: null,
-  fields: {},
-  extra: {},
-};
-
-async function grade(replies: string[]) {
-  const dir = await Deno.makeTempDir({ prefix: "medeval-judge-" });
-  const store = new RunStore(`${dir}/run.sqlite`);
-  try {
-    const provider = new ScriptedJudge(replies);
-    const judge = new LlmJudge(new Caller(provider, store, "judge"), {
-      buildPrompt: () => [{ role: "user", content: "grade it" }],
-    });
-    return { verdict: await judge.grade(SAMPLE, "answer", 1), provider };
-  } finally {
-    store.close();
-    await Deno.remove(dir, { recursive: true });
-  }
-}
-
-Deno.test("LLM judge: a misreadable reply is asked again (new seed), then recorded as a judge error", async () => {
-  const misread = [
-    "I would rate this 4/10.",
-    "Reference [1] says the dose is 2 分 lower.",
-    "a banana out of five",
-  ];
-  const failed = await grade(misread);
-  assertEquals(failed.verdict.score, null);
-  assertEquals(failed.verdict.method, "error");
-  assertEquals(failed.verdict.attempts, 3);
-  assertEquals(new Set(failed.provider.seeds).size, 3, "each attempt is a distinct call");
-  const recovered = await grade(["I would rate this 4/10.", '{"score": 3, "reason": "partly right"}']);
-  assertEquals([recovered.verdict.score, recovered.verdict.attempts, recovered.verdict.method], [
-    3,
-    2,
-    "json",
-  ]);
 });

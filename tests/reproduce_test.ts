@@ -2,7 +2,7 @@ import { assert, assertEquals } from "@std/assert";
 import { sha256Hex } from "../lib/core/hash.ts";
 import { walkFiles } from "./walk.ts";
 import { reproduce, reproduceEnv } from "../lib/cli/reproduce.ts";
-import { SummarySchema } from "../lib/report/summary.ts";
+import { SummarySchema } from "../lib/core/summary.ts";
 import { scriptedReply } from "./fake_judge.ts";
 import { startFakeServer } from "./fake_server.ts";
 

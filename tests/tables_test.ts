@@ -1,5 +1,6 @@
 import { assertEquals, assertStringIncludes } from "@std/assert";
-import { formatEstimate, latexEscape, type Table, toCsv, toLatex, toMarkdown } from "../lib/report/tables.ts";
+import { formatEstimate, latexEscape, toCsv, toLatex, toMarkdown } from "../lib/report/tables.ts";
+import { type Table } from "../lib/core/report_spec.ts";
 import { parseCsv } from "../lib/core/csv.ts";
 
 const table: Table = {

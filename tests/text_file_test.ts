@@ -1,9 +1,10 @@
 import { assert, assertEquals, assertRejects, assertStringIncludes } from "@std/assert";
 import { loadClimedBench } from "../lib/benchmarks/climedbench/load.ts";
-import { loadHumanRatings } from "../lib/benchmarks/llmeval_med/human_eval.ts";
+import { MTG_RATING_SPEC } from "../lib/benchmarks/llmeval_med/human_eval.ts";
 import { loadLlmEvalMed } from "../lib/benchmarks/llmeval_med/load.ts";
 import { InputError } from "../lib/core/errors.ts";
-import { decodeUtf8Strict, firstInvalidUtf8 } from "../lib/core/text_file.ts";
+import { decodeUtf8Strict, firstInvalidUtf8, readBytes } from "../lib/core/text_file.ts";
+import { readRatings } from "../lib/store/import_ratings.ts";
 import { loadPaper } from "../lib/papers/paper.ts";
 import { mulberry32 } from "../lib/stats/rng.ts";
 import { pathExists } from "../lib/core/fs.ts";
@@ -87,7 +88,15 @@ Deno.test("every loader refuses invalid UTF-8 with file and byte offset instead 
       '{"id": "x", "scenario": "ID#1", "question": "哪@@项", "options": {"A": "a", "B": "b"}, "answer": "A"}\n',
       loadClimedBench,
     ],
-    ["ratings.csv", "sample_id,safety,B,C,D,E\nMTG-1-1,1,@@1,1,1,1\n", loadHumanRatings],
+    [
+      "ratings.csv",
+      "sample_id,safety,B,C,D,E\nMTG-1-1,1,@@1,1,1,1\n",
+      async (path: string) =>
+        readRatings(await readBytes(path), path, MTG_RATING_SPEC, {
+          defaultRater: "r",
+          sampleIds: new Set(["MTG-1-1"]),
+        }),
+    ],
     ["paper.json", '{"paper": "toy@@"}', loadPaper],
   ];
   for (const [name, text, load] of loaders) {

@@ -1,24 +1,27 @@
 /**
  * Experimental conditions: the baseline and the ablations `eval` can run beside it in the same run store
- * (`--ablation cot`, `--ablation perturb:homophone@0.12`). A condition changes the prompt pipeline (CoT) or the
- * samples (perturbations); outputs and scores are stored under its name, so tables can set conditions side by
- * side and pair them sample by sample.
+ * (`--ablation cot`, `--ablation pivot:en`, `--ablation perturb:homophone@0.12`). A condition changes the
+ * solver (CoT, pivot translation) or the samples (perturbations); outputs and scores are stored under its
+ * name, so tables can set conditions side by side and pair them sample by sample.
  * @module
  */
 import { ConfigError } from "../core/errors.ts";
 import type { Sample } from "../core/sample.ts";
 import type { Solver, Task } from "../core/task.ts";
 import { cotSolver } from "../solvers/cot.ts";
+import { pivotSolver } from "../solvers/pivot.ts";
 import { parsePerturbSpec, perturbSample, type PerturbSpec } from "./perturb.ts";
 
 /** One condition of a run. */
 export interface Condition {
   /** Name under which outputs and scores are stored: `default`, `cot`, `perturb:homophone@0.12`. */
   name: string;
-  /** `baseline`, `cot` or `perturb`. */
-  kind: "baseline" | "cot" | "perturb";
+  /** `baseline`, `cot`, `pivot` or `perturb`. */
+  kind: "baseline" | "cot" | "pivot" | "perturb";
   /** The perturbation, for `perturb`. */
   perturb?: PerturbSpec;
+  /** The pivot language (a language code such as `en`), for `pivot`. */
+  pivot?: string;
 }
 
 /** The baseline condition (vanilla prompts, clean samples). */
@@ -29,19 +32,30 @@ export function baselineCondition(name = "default"): Condition {
 /** Parses an `--ablation` value (`cot`, `perturb:KIND[@RATE]`); `seed` fixes perturbations. */
 export function parseAblation(text: string, seed = "0"): Condition {
   if (text === "cot") return { name: "cot", kind: "cot" };
+  if (text.startsWith("pivot:")) {
+    const via = text.slice("pivot:".length);
+    if (!/^[a-z]{2,3}(-[A-Za-z0-9]+)?$/.test(via)) {
+      throw new ConfigError(`--ablation ${text}: expected pivot:LANG with a language code such as pivot:en`);
+    }
+    return { name: `pivot:${via}`, kind: "pivot", pivot: via };
+  }
   if (text.startsWith("perturb:")) {
     const spec = parsePerturbSpec(text.slice("perturb:".length), seed);
     const name = spec.kind === "nota" ? "perturb:nota" : `perturb:${spec.kind}@${spec.rate}`;
     return { name, kind: "perturb", perturb: spec };
   }
   throw new ConfigError(
-    `unknown ablation "${text}"; known: cot, perturb:{shape,homophone,traditional,symbol,mixed}@RATE, perturb:nota`,
+    `unknown ablation "${text}"; known: cot, pivot:LANG, perturb:{shape,homophone,traditional,symbol,mixed}@RATE, perturb:nota`,
   );
 }
 
 /** Returns the solver a condition uses with `task`. */
 export function conditionSolver(condition: Condition, task: Task): Solver {
-  return condition.kind === "cot" ? task.cotSolver ?? cotSolver(task.solver) : task.solver;
+  if (condition.kind === "cot") return task.cotSolver ?? cotSolver(task.solver);
+  if (condition.kind === "pivot") {
+    return pivotSolver(task.solver, { via: condition.pivot!, from: task.language });
+  }
+  return task.solver;
 }
 
 /** What applying a condition did to the samples. */

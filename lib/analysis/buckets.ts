@@ -10,9 +10,11 @@ import { ConfigError } from "../core/errors.ts";
 import type { Sample } from "../core/sample.ts";
 import type { FigureSpec } from "../report/figures.ts";
 import { ciErrorBars, PALETTE, paperLayout } from "../report/figures.ts";
-import type { SampleRow } from "../report/summary.ts";
-import { formatEstimate, type Table } from "../report/tables.ts";
-import { bootstrapMean, type Estimate } from "../stats/bootstrap.ts";
+import type { SampleRow } from "../core/summary.ts";
+import { formatEstimate } from "../report/tables.ts";
+import { type Table } from "../core/report_spec.ts";
+import { bootstrapMean } from "../stats/bootstrap.ts";
+import { type Estimate } from "../core/summary.ts";
 
 /** How length is measured. */
 export type LengthMeasure = "chars" | "tokens";

@@ -19,10 +19,11 @@ import { indexPage, type RunSection } from "../papers/index_page.ts";
 import { loadPapers } from "../papers/paper.ts";
 import { datasetFacts, type PaperOutputs, writePaperTables } from "../papers/write_paper.ts";
 import { checkNumber, evalOption } from "../pipeline/eval_options.ts";
-import { type EvalPlan, executeEval, loadEvalData, planEval } from "../pipeline/run_eval.ts";
+import { executeEval } from "../pipeline/run_eval.ts";
+import { type EvalPlan, loadEvalData, planEval } from "../pipeline/plan.ts";
 import { exportFigureSets, type FigureSet, type ImageFormat } from "../report/figures.ts";
 import { overviewTable, runFigures } from "../report/run_report.ts";
-import type { Summary } from "../report/summary.ts";
+import type { Summary } from "../core/summary.ts";
 import { groupTables, toMarkdown, writeTable } from "../report/tables.ts";
 import { downloadedPath, DOWNLOADS } from "./download.ts";
 
@@ -94,7 +95,7 @@ interface BenchmarkPlan {
 async function planBenchmark(name: string, task: Task, options: ReproduceOptions): Promise<BenchmarkPlan> {
   const full = await fullDataPath(name, options.dataDir);
   const data = await loadEvalData(task, full);
-  const needsJudge = task.scorers.some((s) => s.needsJudge);
+  const needsJudge = task.scorers.some((s) => s.roles.includes("judge"));
   const runs: { model: string; judge?: string; real: boolean }[] = [
     { model: "offline:reference", judge: needsJudge ? "offline:overlap" : undefined, real: false },
     { model: "offline:retrieval", judge: needsJudge ? "offline:overlap" : undefined, real: false },

@@ -1,69 +1,184 @@
 /**
- * A benchmark = a loader + a prompt pipeline (solver) + scorers + an aggregation. This file defines those
- * parts; `lib/benchmarks/<name>/task.ts` fills them in.
+ * The contracts of a benchmark: a task is data + a solver + scorers + rows. Solvers and scorers reach models
+ * only through named roles (`model`, `judge`, `translator`, `embed`, or any role a task declares), each served
+ * by the pipeline through one caller, so every call is stored, limited, retried and resumable whoever makes it.
+ * `lib/benchmarks/<name>/task.ts` fills these in.
  * @module
  */
-import type { Judge } from "../judges/judge.ts";
-import type { ChatMessage, GenerationParams } from "../providers/types.ts";
-import type { ReportSpec } from "../report/run_report.ts";
-import type { SampleRow, Summary } from "../report/summary.ts";
-import type { StoredOutput, StoredScore } from "../store/run_store.ts";
+import type { ChatMessage, GenerationParams } from "./chat.ts";
+import type { OutputStatus, StoredScore } from "./records.ts";
+import type { ReportSpec } from "./report_spec.ts";
 import type { Sample } from "./sample.ts";
+import type { SampleRow, Summary } from "./summary.ts";
 
-/** Builds the messages of one turn from the sample and the conversation so far (user/assistant pairs). */
+/** A request of a role: the messages plus any parameters that override the role's configured defaults. */
+export interface RoleRequest extends GenerationParams {
+  /** The conversation to continue. */
+  messages: ChatMessage[];
+  /** Which model of a role that has several (a jury), 0-based; default the first. */
+  member?: number;
+  /** Repeat number: identical messages asked again as a distinct call (judge runs, re-asks); default 0. */
+  repeat?: number;
+  /** The answer being judged; never sent, read only by offline stand-ins (like the sample). */
+  answer?: string;
+}
+
+/** What a role answered. */
+export interface RoleReply {
+  /** The reply text. */
+  text: string;
+  /** The run store key of the call. */
+  callKey: string;
+  /** `true` when the run store already held the call (nothing was sent). */
+  cached: boolean;
+  /** The messages as they were sent (after any condition's changes): what a conversation's history keeps. */
+  sent: ChatMessage[];
+}
+
+/** One model serving a role. */
+export interface RoleMember {
+  /** Label for manifests and tables, e.g. `gpt-4o @ api.openai.com/v1`; never contains a secret. */
+  readonly label: string;
+  /** `true` for offline stand-ins; their results are labelled offline everywhere. */
+  readonly offline: boolean;
+}
+
+/** Access to the run's roles; every call goes through the run store. */
+export interface RoleAccess {
+  /** Returns `true` when `role` is configured for this run. */
+  has(role: string): boolean;
+  /** Returns the models serving `role` (several for a jury); throws when the role is not configured. */
+  members(role: string): readonly RoleMember[];
+  /** Returns the role's configured generation parameters (temperature, seed, max tokens). */
+  defaults(role: string): GenerationParams;
+  /** Sends `request` to `role` (through the store), for the sample being worked on. */
+  generate(role: string, request: RoleRequest): Promise<RoleReply>;
+  /** Returns one embedding per text from the `embed` role, through the store. */
+  embed(texts: string[]): Promise<number[][]>;
+}
+
+/** What a solve step gets: role access plus the task's auxiliary inputs (e.g. a train split for few-shot). */
+export interface SolveContext extends RoleAccess {
+  /** Returns the samples of auxiliary input `name`, validated; throws when the task declares no such input. */
+  auxiliary(name: string): readonly Sample[];
+}
+
+/** The state of one conversation when a turn is solved. */
+export interface TaskState {
+  /** The sample of this turn, as the condition presents it. */
+  readonly sample: Sample;
+  /** The model's conversation so far: the messages actually sent to it and its replies, in order. */
+  readonly history: readonly ChatMessage[];
+}
+
+/** What a solve step produced for one turn. */
+export interface SolveResult {
+  /** The answer that is stored and scored. */
+  answer: string;
+  /** The call that produced the answer (stored with the output). */
+  callKey: string | null;
+  /** The messages the conversation keeps for later turns (what the model was sent and answered). */
+  turn: ChatMessage[];
+}
+
+/** Turns one sample (one turn of a conversation) into an answer, calling models by role. */
 export interface Solver {
-  /** Name recorded in the manifest, e.g. `chat`. */
+  /** Name recorded in the manifest, e.g. `chat`, `chat+cot`, `pivot:en(chat)`. */
   readonly name: string;
   /** Prompt templates it uses, by name (hashed into the manifest). */
   readonly templates: Record<string, string>;
-  /** Returns the messages to send for `sample` after `history`. */
-  build(sample: Sample, history: readonly ChatMessage[]): ChatMessage[];
+  /** Roles it calls beyond `model` (e.g. `translator`); the plan requires them to be configured. */
+  readonly roles?: readonly string[];
+  /** Solves one turn. Provider failures propagate (the pipeline records them as answer errors). */
+  solve(state: TaskState, ctx: SolveContext): Promise<SolveResult>;
 }
 
 /** A score a scorer produces for one sample (the run store adds sample, condition and scorer). */
-export type ScoreValue = Pick<StoredScore, "run" | "value" | "valid" | "reason" | "callKey" | "detail">;
+export type ScoreValue = Omit<StoredScore, "sampleId" | "condition" | "scorer">;
 
 /** What a scorer gets for one sample. */
 export interface ScoreInput {
   /** The sample. */
   sample: Sample;
-  /** The model's answer. */
+  /** The answer to score. */
   answer: string;
-  /** The judge, for judge-scored benchmarks. */
-  judge?: Judge;
-  /** How many times each answer is judged. */
-  judgeRuns: number;
-  /** The configured embeddings model (`--embed-model`); absent when none is configured. */
-  embedder?: Embedder;
 }
 
-/** Embeds texts through the run store (cached like every call). */
-export interface Embedder {
-  /** Model label, e.g. `bge-m3 @ localhost:8000/v1`. */
-  readonly label: string;
-  /** Returns one vector per text, in order. */
-  embed(texts: string[]): Promise<number[][]>;
+/** What a scorer may call: role access plus the run's repeat count for judges. */
+export interface ScoreContext extends RoleAccess {
+  /** How many times each answer is judged (`--judge-runs`). */
+  judgeRuns: number;
 }
 
 /** Turns an answer into scores. */
 export interface Scorer {
   /** Name under which scores are stored, e.g. `judge`. */
   readonly name: string;
-  /** `true` when it cannot work without a judge. */
-  readonly needsJudge: boolean;
-  /** Returns the scores of one answer (one per judge run for repeated judging). */
-  score(input: ScoreInput): Promise<ScoreValue[]>;
+  /** Roles it calls (e.g. `judge`); the plan requires them to be configured. */
+  readonly roles: readonly string[];
+  /** Prompt templates it uses (a judge's), by name (hashed into the manifest). */
+  readonly templates?: Record<string, string>;
+  /** Offline stand-ins (`offline:*` names) it accepts for its roles. */
+  readonly offline?: readonly string[];
+  /** Scores it will store per answer (progress units): e.g. judge runs × judges. Default 1. */
+  units?(ctx: Pick<ScoreContext, "judgeRuns" | "members">): number;
+  /** Returns the scores of one answer. Provider failures propagate (recorded as score failures). */
+  score(input: ScoreInput, ctx: ScoreContext): Promise<ScoreValue[]>;
   /** Sees every sample of the run before scoring starts (e.g. to fit corpus statistics such as IDF). */
   prepare?(samples: readonly Sample[]): void;
+}
+
+/** A role a task calls beyond `model` and its scorers' roles (e.g. a rephraser), for planning and `--help`. */
+export interface RoleSpec {
+  /** Role name; its flags are `--NAME`, `--NAME-base-url`, ... */
+  name: string;
+  /** What the role does, for `--help` and errors. */
+  description: string;
+  /** `true` when the task cannot run without it. */
+  required: boolean;
+}
+
+/** A data input beside the test set (a train split for few-shot exemplars, a robustness set). */
+export interface AuxiliaryInput {
+  /** Name, as given to `--aux NAME=PATH` and {@linkcode SolveContext.auxiliary}. */
+  name: string;
+  /** What it is, for `--help`. */
+  description: string;
+  /** Path of the shipped file, relative to the project root; absent when there is none. */
+  defaultPath?: string;
+  /** Reads and validates it. Throws `InputError` with a one-line message on bad input. */
+  load(path: string): Promise<Sample[]>;
+}
+
+/** A field of human ratings: its name and allowed range. */
+export interface RatingField {
+  /** Column name, e.g. `safety`. */
+  name: string;
+  /** Smallest allowed value. */
+  min: number;
+  /** Largest allowed value. */
+  max: number;
+  /** `true` when only whole numbers are allowed. */
+  integer: boolean;
+}
+
+/** Human ratings a task reads from the run store (imported with `deno task import-ratings`). */
+export interface RatingSpec {
+  /** What is rated and how the task uses it. */
+  description: string;
+  /** The fields each rating has. */
+  fields: readonly RatingField[];
+  /** The field stored as the primary value; absent when the fields only count together. */
+  primary?: string;
 }
 
 /** Everything the run store holds about one condition of a run, as aggregations read it. */
 export interface RunView {
   /** Samples in file order. */
   samples: Sample[];
-  /** Outputs by sample id. */
-  outputs: Map<string, StoredOutput>;
-  /** Scores by sample id (all scorers and runs). */
+  /** Whether each sample was answered, by sample id (answers' texts are not held). */
+  outputs: Map<string, OutputStatus>;
+  /** Scores by sample id (all scorers, judges, raters and runs). */
   scores: Map<string, StoredScore[]>;
 }
 
@@ -73,11 +188,11 @@ export interface RunLabels {
   benchmark: string;
   /** Model label. */
   model: string;
-  /** Judge label, or `null` for benchmarks without one. */
+  /** Judge label (judges joined by ` + ` for a jury), or `null` for benchmarks without one. */
   judge: string | null;
   /** Experimental condition. */
   condition: string;
-  /** `true` when the model or the judge is an offline stand-in. */
+  /** `true` when the model or a judge is an offline stand-in. */
   offline: boolean;
   /** Judge runs per answer. */
   judgeRuns: number;
@@ -89,6 +204,8 @@ export interface Task {
   readonly name: string;
   /** Title for reports. */
   readonly title: string;
+  /** Language of the questions (BCP 47, e.g. `zh`); pivot translation translates back into it. */
+  readonly language: string;
   /** Path of the sample the project ships, relative to the project root. */
   readonly defaultDataPath: string;
   /** Fields tables group by, e.g. `category`, `difficulty`. */
@@ -110,14 +227,16 @@ export interface Task {
   readonly cotSolver?: Solver;
   /** The scorers. */
   readonly scorers: readonly Scorer[];
-  /** Judge prompt builder, for judge-scored tasks. */
-  readonly judgePrompt?: (sample: Sample, answer: string) => ChatMessage[];
-  /** Judge prompt templates, by name (hashed into the manifest). */
-  readonly judgeTemplates?: Record<string, string>;
+  /** Roles the task calls beyond `model` and its scorers' roles. */
+  readonly roles?: readonly RoleSpec[];
+  /** Inputs beside the test set, loaded, validated and hashed into the manifest like the main data. */
+  readonly auxiliary?: readonly AuxiliaryInput[];
+  /** Human-rating scorers it reads, by scorer name (`human:NAME`). */
+  readonly ratings?: Readonly<Record<string, RatingSpec>>;
   /** How the summary is shown in tables and figures. */
   readonly report: ReportSpec;
-  /** Each sample's metric values and group fields, from what the run store holds (paired comparisons use it). */
+  /** Each sample's metric values and group fields, from what the run store holds (computed once per condition). */
   rows(view: RunView, labels: RunLabels): SampleRow[];
-  /** Computes the summary (metrics with n and 95% CI, per group) from what the run store holds. */
-  aggregate(view: RunView, labels: RunLabels): Summary;
+  /** Computes the summary (metrics with n and 95% CI, per group) from the rows and the run store view. */
+  aggregate(rows: readonly SampleRow[], view: RunView, labels: RunLabels): Summary;
 }

@@ -64,16 +64,19 @@ export function decodeUtf8Strict(bytes: Uint8Array, file: string): string {
   }
 }
 
+/** Reads the bytes of `path`; a missing or unreadable file is a one-line {@linkcode InputError} naming it. */
+export async function readBytes(path: string): Promise<Uint8Array> {
+  try {
+    return await Deno.readFile(path);
+  } catch (err) {
+    throw new InputError({ file: path }, `cannot read file (${err instanceof Error ? err.message : err})`);
+  }
+}
+
 /**
  * Reads `path` as strict UTF-8 text. A missing or unreadable file and a broken byte sequence are both a
  * one-line {@linkcode InputError} naming the file (and, for bad bytes, the line and byte offset).
  */
 export async function readTextStrict(path: string): Promise<string> {
-  let bytes: Uint8Array;
-  try {
-    bytes = await Deno.readFile(path);
-  } catch (err) {
-    throw new InputError({ file: path }, `cannot read file (${err instanceof Error ? err.message : err})`);
-  }
-  return decodeUtf8Strict(bytes, path);
+  return decodeUtf8Strict(await readBytes(path), path);
 }

@@ -1,27 +1,178 @@
 /**
- * The scorer of judge-scored benchmarks: grades every answer `judgeRuns` times (distinct, seeded calls) and
- * stores one score per run; judge errors are stored as invalid scores, never as numbers.
+ * Judge scorers: a scorer that owns its judge. It is declared with its prompt builder, a zod schema of the
+ * verdict (a 1–5 score is one schema; a JSON rubric with enums and lists is another), the value(s) it reports,
+ * a reducer over repeated judgings and how a jury's judges are combined. Every judge of the run's `judge` role
+ * grades every answer `--judge-runs` times (distinct, seeded calls through the run store); a reply that does
+ * not validate is asked again, then stored as a judge error — never read as a number. The parsed verdict is
+ * stored whole with each score.
  * @module
  */
-import type { Scorer } from "../core/task.ts";
+import type { z } from "zod";
+import type { ChatMessage } from "../core/chat.ts";
+import type { NamedValue } from "../core/records.ts";
+import type { Sample } from "../core/sample.ts";
+import type { ScoreContext, Scorer, ScoreValue } from "../core/task.ts";
+import type { Reducer } from "../metrics/reducers.ts";
+import { jsonObjectIn } from "./reply_json.ts";
 
-/** Returns a scorer named `name` that asks the run's judge `judgeRuns` times per answer, concurrently. */
-export function judgeScorer(name = "judge"): Scorer {
+/** How a jury's judges are combined into one value per sample. */
+export type JuryRule = "mean" | "majority";
+
+/** Measurement level of a judge scorer's primary value, for the judges' agreement (Krippendorff's α). */
+export type AgreementLevel = "nominal" | "ordinal" | "interval";
+
+/** The declaration of a judge scorer. */
+export interface JudgeScorerSpec<V> {
+  /** Name under which its scores are stored, e.g. `judge`, `medjudge`. */
+  name: string;
+  /** The role whose models judge (default `judge`). */
+  role?: string;
+  /** Builds the judge's messages for a sample and an answer. */
+  prompt: (sample: Sample, answer: string) => ChatMessage[];
+  /** The prompt templates, by name (hashed into the manifest). */
+  templates: Record<string, string>;
+  /** zod schema of a valid verdict. */
+  verdict: z.ZodType<V>;
+  /** What a valid verdict is, for judge-error reasons, e.g. `a 1-5 score`. */
+  expects: string;
+  /** Returns the candidate verdict in a reply, or `undefined` (default: the reply's JSON object). */
+  read?: (reply: string) => unknown;
+  /** The primary value of a verdict (the one tables show first); `null` when it has none. */
+  value: (verdict: V) => number | null;
+  /** Further values by name (rubric fields: numbers or categories). */
+  values?: Record<string, (verdict: V) => NamedValue>;
+  /** The judge's reason, for tables and logs. */
+  reason?: (verdict: V) => string;
+  /** How repeated judgings of one answer by one judge reduce to one value. */
+  reduce: Reducer;
+  /** How a jury's judges combine: the mean of their values, or the majority value. */
+  jury: JuryRule;
+  /** Level of the primary value for the judges' agreement. */
+  agreement: AgreementLevel;
+  /** Offline stand-ins (`offline:*` judge names) whose replies this scorer can read. */
+  offline?: readonly string[];
+  /** Judge calls per verdict before a reply that does not validate becomes a judge error (default 3). */
+  maxAttempts?: number;
+  /** Upper bound on judge tokens (default 1024). */
+  maxTokens?: number;
+  /** Ask for JSON mode (default `true`; servers that refuse it are asked again without it). */
+  jsonMode?: boolean;
+}
+
+/** A scorer that owns its judge, with its declaration kept for aggregations (reducer, jury rule). */
+export interface JudgeScorer<V = unknown> extends Scorer {
+  /** Its declaration. */
+  readonly spec: JudgeScorerSpec<V>;
+}
+
+/** Returns `true` when `scorer` is a {@linkcode JudgeScorer}. */
+export function isJudgeScorer(scorer: Scorer): scorer is JudgeScorer {
+  return "spec" in scorer && (scorer as JudgeScorer).spec !== undefined;
+}
+
+/** What one judge said about one answer in one run, after re-asks. */
+interface Judging<V> {
+  verdict: V | null;
+  callKey: string;
+  attempts: number;
+  lastReply: string;
+}
+
+/** Returns the verdict in `reply`, validated, or `null`. */
+function validVerdict<V>(spec: JudgeScorerSpec<V>, reply: string): V | null {
+  const candidate = (spec.read ?? jsonObjectIn)(reply);
+  if (candidate === undefined || candidate === null) return null;
+  const parsed = spec.verdict.safeParse(candidate);
+  return parsed.success ? parsed.data : null;
+}
+
+/**
+ * Asks judge `member` about one answer in run `run`; a reply that does not validate is asked again (a distinct
+ * call: new repeat number and seed) up to `maxAttempts` times. Run r, attempt a uses seed
+ * `base + (r - 1) + 1000 (a - 1)` and repeat `100 r + a`, so every judging is reproducible and resumable.
+ */
+async function judgeOnce<V>(
+  spec: JudgeScorerSpec<V>,
+  ctx: ScoreContext,
+  messages: ChatMessage[],
+  answer: string,
+  member: number,
+  run: number,
+): Promise<Judging<V>> {
+  const role = spec.role ?? "judge";
+  const base = ctx.defaults(role).seed ?? 0;
+  const maxAttempts = spec.maxAttempts ?? 3;
+  let last = { callKey: "", text: "" };
+  for (let attempt = 1; attempt <= maxAttempts; attempt++) {
+    const reply = await ctx.generate(role, {
+      messages,
+      member,
+      repeat: run * 100 + attempt,
+      seed: base + (run - 1) + 1000 * (attempt - 1),
+      maxTokens: spec.maxTokens ?? 1024,
+      jsonMode: spec.jsonMode ?? true,
+      answer,
+    });
+    last = reply;
+    const verdict = validVerdict(spec, reply.text);
+    if (verdict !== null) {
+      return { verdict, callKey: reply.callKey, attempts: attempt, lastReply: reply.text };
+    }
+  }
+  return { verdict: null, callKey: last.callKey, attempts: maxAttempts, lastReply: last.text };
+}
+
+/** Returns the stored form of one judging. */
+function toScore<V>(spec: JudgeScorerSpec<V>, judging: Judging<V>, judge: string, run: number): ScoreValue {
+  const { verdict } = judging;
+  if (verdict === null) {
+    return {
+      judge,
+      run,
+      value: null,
+      values: null,
+      valid: false,
+      reason: `no valid verdict (${spec.expects}) in ${judging.attempts} replies; last: ${
+        judging.lastReply.slice(0, 200)
+      }`,
+      callKey: judging.callKey,
+      detail: { attempts: judging.attempts },
+    };
+  }
+  const values = spec.values
+    ? Object.fromEntries(Object.entries(spec.values).map(([name, pick]) => [name, pick(verdict)]))
+    : null;
   return {
-    name,
-    needsJudge: true,
-    async score({ sample, answer, judge, judgeRuns }) {
-      if (!judge) throw new Error(`scorer "${name}" needs a judge`);
-      const runs = Array.from({ length: judgeRuns }, (_, i) => i + 1);
-      const verdicts = await Promise.all(runs.map((run) => judge.grade(sample, answer, run)));
-      return verdicts.map((v, i) => ({
-        run: runs[i],
-        value: v.score,
-        valid: v.score !== null,
-        reason: v.reason,
-        callKey: v.callKey,
-        detail: { method: v.method, attempts: v.attempts },
-      }));
+    judge,
+    run,
+    value: spec.value(verdict),
+    values,
+    valid: true,
+    reason: spec.reason?.(verdict) ?? null,
+    callKey: judging.callKey,
+    detail: { verdict, attempts: judging.attempts },
+  };
+}
+
+/** Returns a scorer that asks every judge of its role `judgeRuns` times per answer, concurrently. */
+export function judgeScorer<V>(spec: JudgeScorerSpec<V>): JudgeScorer<V> {
+  const role = spec.role ?? "judge";
+  return {
+    name: spec.name,
+    roles: [role],
+    templates: spec.templates,
+    offline: spec.offline ?? [],
+    spec,
+    units: (ctx) => ctx.judgeRuns * ctx.members(role).length,
+    async score({ sample, answer }, ctx) {
+      const messages = spec.prompt(sample, answer);
+      const runs = Array.from({ length: ctx.judgeRuns }, (_, i) => i + 1);
+      const jobs = ctx.members(role).flatMap((member, m) =>
+        runs.map(async (run) =>
+          toScore(spec, await judgeOnce(spec, ctx, messages, answer, m, run), member.label, run)
+        )
+      );
+      return await Promise.all(jobs);
     },
   };
 }

@@ -3,8 +3,9 @@
  * runs placed beside the paper's models, and the cell-level provenance as its own table.
  * @module
  */
-import type { Summary } from "../report/summary.ts";
-import { type Cell, formatEstimate, type Table } from "../report/tables.ts";
+import type { Summary } from "../core/summary.ts";
+import { formatEstimate } from "../report/tables.ts";
+import { type Cell, type Table } from "../core/report_spec.ts";
 import { cellKey, type Paper } from "./paper.ts";
 import type { CompareSpec, PaperTable } from "./schema.ts";
 

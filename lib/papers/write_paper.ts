@@ -6,8 +6,9 @@
 import type { Sample } from "../core/sample.ts";
 import { toConversations } from "../core/sample.ts";
 import type { FigureSet } from "../report/figures.ts";
-import type { Summary } from "../report/summary.ts";
-import { type Table, toCsv, writeTable } from "../report/tables.ts";
+import type { Summary } from "../core/summary.ts";
+import { toCsv, writeTable } from "../report/tables.ts";
+import { type Table } from "../core/report_spec.ts";
 import type { Paper } from "./paper.ts";
 import { paperTableFigures } from "./paper_figures.ts";
 import { comparisonEntries, paperTable, provenanceTable } from "./paper_tables.ts";

@@ -20,8 +20,9 @@ import type { Task } from "../core/task.ts";
 import { pairedTable } from "../report/ablation_report.ts";
 import { exportFigures, type FigureSpec } from "../report/figures.ts";
 import { groupBarFigure, runFigures, runTables } from "../report/run_report.ts";
-import { type SampleRow, type Summary, summaryName, SummarySchema } from "../report/summary.ts";
-import { type Table, writeTable } from "../report/tables.ts";
+import { type SampleRow, type Summary, summaryName, SummarySchema } from "../core/summary.ts";
+import { writeTable } from "../report/tables.ts";
+import { type Table } from "../core/report_spec.ts";
 import { exportStore, toJsonl } from "../store/export.ts";
 import type { RunStore } from "../store/run_store.ts";
 

@@ -1,11 +1,14 @@
 /**
- * The one path every model and judge call takes: run store first (content-addressed, so finished calls are
- * never repeated), then the provider under its concurrency limit with bounded, visible retries.
+ * The one path every call of every role takes: run store first (content-addressed, so finished calls are
+ * never repeated), then the provider under its concurrency limit with bounded, visible retries. Chat requests
+ * and embeddings go through the same path.
  * @module
  */
+import type { TokenUsage } from "../core/chat.ts";
 import { hashValue } from "../core/hash.ts";
+import type { StoredCall } from "../core/records.ts";
 import type { Progress } from "../report/progress.ts";
-import type { RunStore, StoredCall } from "../store/run_store.ts";
+import type { RunStore } from "../store/run_store.ts";
 import { Limiter } from "./limiter.ts";
 import { redact } from "./redact.ts";
 import { DEFAULT_RETRY_POLICY, type RetryPolicy, withRetry } from "./retry.ts";
@@ -43,6 +46,11 @@ export function callKey(provider: ChatProvider, request: ChatRequest, repeat: nu
   });
 }
 
+/** Returns the content address of an embedding: model and text. */
+export function embedKey(provider: ChatProvider, text: string): string {
+  return hashValue({ embed: provider.model, text });
+}
+
 function requestParams(request: ChatRequest): Record<string, unknown> {
   return {
     temperature: request.temperature,
@@ -52,7 +60,14 @@ function requestParams(request: ChatRequest): Record<string, unknown> {
   };
 }
 
-/** Sends requests of one role (`model` or `judge`) to one provider through the run store. */
+/** What one provider attempt returned, before it is stored. */
+interface Reply {
+  text: string;
+  finishReason?: string;
+  usage?: TokenUsage;
+}
+
+/** Sends the requests of one role (`model`, `judge`, `translator`, `embed`, ...) to one provider through the run store. */
 export class Caller {
   /** Counters since creation. */
   readonly stats: CallerStats = { cached: 0, sent: 0, retries: 0, failed: 0 };
@@ -73,8 +88,35 @@ export class Caller {
    * Returns the stored call for `request` and `repeat` if there is one, else sends it (waiting for a slot and
    * retrying retryable failures) and stores the result before returning. Throws {@linkcode ProviderError}.
    */
-  async call(request: ChatRequest, repeat = 0): Promise<CallResult> {
+  call(request: ChatRequest, repeat = 0): Promise<CallResult> {
     const key = callKey(this.provider, request, repeat);
+    return this.#through(
+      key,
+      { messages: request.messages, params: requestParams(request) },
+      () => this.provider.complete(request, { callKey: key }),
+    );
+  }
+
+  /** Returns the embedding of `text`, from the store when present, else from the provider (stored). */
+  async embed(text: string): Promise<number[]> {
+    const provider = this.provider;
+    if (!provider.embed) {
+      throw new ProviderError(`${provider.label} does not serve embeddings`, { retryable: false });
+    }
+    const key = embedKey(provider, text);
+    const { call } = await this.#through(
+      key,
+      { messages: [{ role: "user", content: text }], params: { embeddings: true } },
+      async () => ({ text: JSON.stringify(await provider.embed!(text, { callKey: key })) }),
+    );
+    return JSON.parse(call.text);
+  }
+
+  async #through(
+    key: string,
+    request: StoredCall["request"],
+    send: () => Promise<Reply>,
+  ): Promise<CallResult> {
     const stored = this.store.getCall(key);
     if (stored) {
       this.stats.cached++;
@@ -88,7 +130,7 @@ export class Caller {
           (n) => {
             attempts = n;
             started = performance.now();
-            return this.provider.complete(request, { callKey: key });
+            return send();
           },
           this.retry,
           (notice) => {
@@ -104,7 +146,7 @@ export class Caller {
           key,
           role: this.role,
           model: this.provider.model,
-          request: { messages: request.messages, params: requestParams(request) },
+          request,
           text: response.text,
           finishReason: response.finishReason ?? null,
           usage: response.usage ?? null,

@@ -6,13 +6,19 @@
 import { ConfigError } from "../core/errors.ts";
 import type { Sample } from "../core/sample.ts";
 import { ReferenceProvider, RetrievalProvider } from "./offline.ts";
-import { OpenAIProvider } from "./openai.ts";
+import { OpenAIEmbeddingProvider, OpenAIProvider } from "./openai.ts";
+import { OverlapJudgeProvider } from "./overlap_judge.ts";
 import type { ChatProvider } from "./types.ts";
 
 /** Offline model names and what they are. */
 export const OFFLINE_MODELS: Record<string, string> = {
   "offline:reference": "answers with the question's own reference answer (ceiling / judge sanity check)",
   "offline:retrieval": "answers with the BM25-nearest reference answer of another question (floor)",
+};
+
+/** Offline judge names and what they are (accepted for judge roles whose scorers can read them). */
+export const OFFLINE_JUDGES: Record<string, string> = {
+  "offline:overlap": "lexical bigram F1 against the reference mapped onto 1-5 (smoke test, not an LLM judge)",
 };
 
 /** Settings of one provider. */
@@ -31,6 +37,10 @@ export interface ProviderSettings {
   baseUrlFlag?: string;
   /** What the model is, in errors (default `model "NAME"`). */
   who?: string;
+  /** Offline stand-ins accepted for this role (default: the offline models under test). */
+  offline?: Record<string, string>;
+  /** `true` for an embeddings endpoint (`/embeddings`) rather than chat. */
+  embeddings?: boolean;
 }
 
 /**
@@ -50,12 +60,19 @@ export function resolveBaseUrl(baseUrl: string | undefined, who: string, flag: s
 
 /** Returns the provider for `settings`; `corpus` feeds the retrieval baseline. Throws {@linkcode ConfigError}. */
 export function createProvider(settings: ProviderSettings, corpus: readonly Sample[] = []): ChatProvider {
-  if (settings.model === "offline:reference") return new ReferenceProvider();
-  if (settings.model === "offline:retrieval") return new RetrievalProvider(corpus);
   if (settings.model.startsWith("offline:")) {
-    throw new ConfigError(
-      `unknown offline model "${settings.model}"; known: ${Object.keys(OFFLINE_MODELS).join(", ")}`,
-    );
+    const known = settings.offline ?? OFFLINE_MODELS;
+    if (!(settings.model in known)) {
+      const who = settings.who ?? "model";
+      throw new ConfigError(
+        `${who}: unknown offline stand-in "${settings.model}"; known: ${
+          Object.keys(known).join(", ") || "none"
+        }`,
+      );
+    }
+    if (settings.model === "offline:reference") return new ReferenceProvider();
+    if (settings.model === "offline:retrieval") return new RetrievalProvider(corpus);
+    if (settings.model === "offline:overlap") return new OverlapJudgeProvider();
   }
   const baseUrl = resolveBaseUrl(
     settings.baseUrl,
@@ -63,7 +80,8 @@ export function createProvider(settings: ProviderSettings, corpus: readonly Samp
     settings.baseUrlFlag ?? "--base-url",
   );
   const apiKeyEnv = settings.apiKeyEnv ?? "OPENAI_API_KEY";
-  return new OpenAIProvider({
+  const Provider = settings.embeddings ? OpenAIEmbeddingProvider : OpenAIProvider;
+  return new Provider({
     model: settings.model,
     baseURL: baseUrl,
     apiKey: Deno.env.get(apiKeyEnv),

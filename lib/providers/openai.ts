@@ -43,7 +43,8 @@ export class OpenAIProvider implements ChatProvider {
   readonly offline = false;
   /** Requests in flight at once. */
   readonly concurrency: number;
-  readonly #client: OpenAI;
+  /** The OpenAI client (no retries of its own: the caller's retry loop retries). */
+  protected readonly client: OpenAI;
   readonly #timeoutMs: number;
   /** Set once the server has refused JSON mode, so later requests stop asking for it. */
   #jsonModeRefused = false;
@@ -55,7 +56,7 @@ export class OpenAIProvider implements ChatProvider {
     this.concurrency = config.concurrency ?? 8;
     this.#timeoutMs = config.timeoutMs ?? 120_000;
     this.label = endpointLabel(config.model, config.baseURL);
-    this.#client = new OpenAI({
+    this.client = new OpenAI({
       baseURL: config.baseURL,
       apiKey: config.apiKey || "not-needed",
       maxRetries: 0,
@@ -67,7 +68,7 @@ export class OpenAIProvider implements ChatProvider {
   async complete(request: ChatRequest, options: CallOptions = {}): Promise<ChatResponse> {
     const jsonMode = request.jsonMode && !this.#jsonModeRefused;
     try {
-      const completion = await this.#client.chat.completions.create({
+      const completion = await this.client.chat.completions.create({
         model: this.model,
         messages: request.messages,
         ...(request.temperature !== undefined ? { temperature: request.temperature } : {}),
@@ -99,6 +100,26 @@ export class OpenAIProvider implements ChatProvider {
         this.#jsonModeRefused = true;
         return this.complete(request, options);
       }
+      throw classifyError(err);
+    }
+  }
+}
+
+/** Calls `/embeddings` of the same kind of server (`--embed-model`). */
+export class OpenAIEmbeddingProvider extends OpenAIProvider {
+  /** Returns the embedding of `text`; failures become classified {@linkcode ProviderError}s. */
+  async embed(text: string, options: CallOptions = {}): Promise<number[]> {
+    try {
+      const response = await this.client.embeddings.create({ model: this.model, input: text }, {
+        signal: options.signal,
+        headers: options.callKey ? { "x-medeval-call": options.callKey } : undefined,
+      });
+      const vector = response.data?.[0]?.embedding;
+      if (!Array.isArray(vector)) {
+        throw new ProviderError("server answered without an embedding", { retryable: true });
+      }
+      return vector;
+    } catch (err) {
       throw classifyError(err);
     }
   }

@@ -2,27 +2,8 @@
  * The one interface behind which chat models, judges and offline baselines sit.
  * @module
  */
+import type { ChatMessage, GenerationParams, TokenUsage } from "../core/chat.ts";
 import type { Sample } from "../core/sample.ts";
-
-/** One chat message in the OpenAI format. */
-export interface ChatMessage {
-  /** Who speaks. */
-  role: "system" | "user" | "assistant";
-  /** What is said. */
-  content: string;
-}
-
-/** Sampling parameters of a request; they are part of the cache key. */
-export interface GenerationParams {
-  /** Sampling temperature; omitted = the server's default. */
-  temperature?: number;
-  /** Upper bound on new tokens. */
-  maxTokens?: number;
-  /** Sampling seed, for servers that honour it. */
-  seed?: number;
-  /** Ask for a JSON object reply (OpenAI `response_format: json_object`). */
-  jsonMode?: boolean;
-}
 
 /** A request to a chat provider. */
 export interface ChatRequest extends GenerationParams {
@@ -33,14 +14,8 @@ export interface ChatRequest extends GenerationParams {
    * it instead of the messages.
    */
   sample?: Sample;
-}
-
-/** Token counts reported by the server, when it reports them. */
-export interface TokenUsage {
-  /** Prompt tokens. */
-  prompt: number;
-  /** Completion tokens. */
-  completion: number;
+  /** The answer being judged. Never sent over the wire; offline judges read it instead of the messages. */
+  answer?: string;
 }
 
 /** A provider's answer. */
@@ -67,6 +42,8 @@ export interface ChatProvider {
   readonly concurrency: number;
   /** Answers one request. Throws {@linkcode ProviderError} on failure. */
   complete(request: ChatRequest, options?: CallOptions): Promise<ChatResponse>;
+  /** Returns the embedding of `text`, for providers that serve `/embeddings`. Throws {@linkcode ProviderError}. */
+  embed?(text: string, options?: CallOptions): Promise<number[]>;
 }
 
 /** Per-call options of {@linkcode ChatProvider.complete}. */

@@ -4,8 +4,9 @@
  * Figures 5 and 7 as tables).
  * @module
  */
-import type { SampleRow } from "./summary.ts";
-import { formatEstimate, type Table } from "./tables.ts";
+import type { SampleRow } from "../core/summary.ts";
+import { formatEstimate } from "./tables.ts";
+import { type Table } from "../core/report_spec.ts";
 import { type PairedComparison, pairedDifference } from "../stats/compare.ts";
 
 /** Options of {@linkcode pairedTable}. */

@@ -4,7 +4,7 @@
  * @module
  */
 import puppeteer, { type Browser, type Page } from "puppeteer-core";
-import type { Estimate } from "../stats/bootstrap.ts";
+import type { Estimate } from "../core/summary.ts";
 import { findChromium } from "./chromium.ts";
 import { pathExists, projectPath } from "../core/fs.ts";
 

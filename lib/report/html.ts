@@ -2,7 +2,7 @@
  * Small HTML helpers for self-contained report pages (no scripts, no server needed).
  * @module
  */
-import type { Table } from "./tables.ts";
+import type { Table } from "../core/report_spec.ts";
 
 /** Escapes `&`, `<`, `>`, `"` and `'` for HTML text and attributes. */
 export function escapeHtml(text: string): string {

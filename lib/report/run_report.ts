@@ -6,18 +6,9 @@
  */
 import type { FigureSpec } from "./figures.ts";
 import { ciErrorBars, PALETTE, paperLayout } from "./figures.ts";
-import { type Summary, summaryName } from "./summary.ts";
-import { formatEstimate, groupTables, type MetricDisplay, summaryNotes, type Table } from "./tables.ts";
-
-/** How a benchmark's summary is shown. */
-export interface ReportSpec {
-  /** Metrics in column order; the first is the primary metric. */
-  metrics: readonly MetricDisplay[];
-  /** Name of the overall metric in the overview (e.g. `op`), default the primary metric. */
-  overall?: { name: string; label: string };
-  /** Benchmark-specific tables over one or more summaries (models or conditions side by side), by file name. */
-  tables?: (summaries: readonly Summary[]) => Record<string, Table>;
-}
+import { type Summary, summaryName } from "../core/summary.ts";
+import { formatEstimate, groupTables, summaryNotes } from "./tables.ts";
+import type { MetricDisplay, ReportSpec, Table } from "../core/report_spec.ts";
 
 /** Returns the overview table: one row for the run, the primary metric per first-field group, then overall. */
 export function overviewTable(summaries: readonly Summary[], spec: ReportSpec): Table {

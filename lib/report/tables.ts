@@ -3,23 +3,8 @@
  * @module
  */
 import { csvField } from "../core/csv.ts";
-import type { Estimate } from "../stats/bootstrap.ts";
-import type { Summary } from "./summary.ts";
-
-/** A cell: text, a number, or empty. */
-export type Cell = string | number | null;
-
-/** A table with a title, column headers, rows and footnotes. */
-export interface Table {
-  /** Caption. */
-  title: string;
-  /** Column headers. */
-  columns: string[];
-  /** Rows of cells, one per column. */
-  rows: Cell[][];
-  /** Footnotes (method, labels such as OFFLINE). */
-  notes: string[];
-}
+import type { Cell, MetricDisplay, Table } from "../core/report_spec.ts";
+import type { Estimate, Summary } from "../core/summary.ts";
 
 /** Returns an estimate as `61.23 [55.10, 67.00]` (scaled by 100 when `percent`), or `–` without data. */
 export function formatEstimate(estimate: Estimate | undefined, percent: boolean, digits = 2): string {
@@ -104,16 +89,6 @@ export async function writeTable(dir: string, name: string, table: Table): Promi
   ];
   for (const [path, text] of files) await Deno.writeTextFile(path, text);
   return files.map(([path]) => path);
-}
-
-/** How a metric is shown: header label and whether it is a rate (shown in %). */
-export interface MetricDisplay {
-  /** Metric name in the summary. */
-  name: string;
-  /** Column header. */
-  label: string;
-  /** `true` for rates in [0, 1], shown as percentages. */
-  percent: boolean;
 }
 
 /** Returns the footnotes every table of `summary` carries: model, judge, CI method, and the summary's notes. */

@@ -2,17 +2,8 @@
  * Percentile bootstrap confidence intervals, seeded for reproducibility.
  * @module
  */
+import type { Estimate } from "../core/summary.ts";
 import { mulberry32, seedFrom } from "./rng.ts";
-
-/** A point estimate with its sample size and 95% confidence interval. */
-export interface Estimate {
-  /** The statistic on the full sample; `null` when there is no data. */
-  value: number | null;
-  /** 95% percentile-bootstrap interval `[lo, hi]`; `null` when there is no data. */
-  ci95: [number, number] | null;
-  /** Number of observations the estimate rests on. */
-  n: number;
-}
 
 /** Options of {@linkcode bootstrapMean}. */
 export interface BootstrapOptions {

@@ -4,14 +4,8 @@
  * several groups (stratified bootstrap). All bootstraps are seeded.
  * @module
  */
-import {
-  bootstrapMean,
-  type Estimate,
-  mean,
-  percentileInterval,
-  resampleMean,
-  RESAMPLES,
-} from "./bootstrap.ts";
+import { bootstrapMean, mean, percentileInterval, resampleMean, RESAMPLES } from "./bootstrap.ts";
+import { type Estimate } from "../core/summary.ts";
 import { mulberry32, seedFrom } from "./rng.ts";
 
 /** McNemar's exact test on paired 0/1 outcomes. */

@@ -6,67 +6,7 @@
  */
 import { DatabaseSync } from "node:sqlite";
 import { type Sample, SampleSchema } from "../core/sample.ts";
-import type { ChatMessage, TokenUsage } from "../providers/types.ts";
-
-/** A finished call as stored. */
-export interface StoredCall {
-  /** Content address: hash of model, parameters, messages and repeat number. */
-  key: string;
-  /** `model` (the system under test), `judge`, or another role name. */
-  role: string;
-  /** Model name. */
-  model: string;
-  /** The messages and parameters sent. */
-  request: { messages: ChatMessage[]; params: Record<string, unknown> };
-  /** Reply text. */
-  text: string;
-  /** Why generation stopped, if reported. */
-  finishReason: string | null;
-  /** Token usage, if reported. */
-  usage: TokenUsage | null;
-  /** Attempts it took (1 = no retry). */
-  attempts: number;
-  /** Wall time of the successful attempt, in milliseconds. */
-  latencyMs: number;
-  /** ISO time it finished. */
-  createdAt: string;
-}
-
-/** The answer of the model under test to one sample in one condition. */
-export interface StoredOutput {
-  /** Sample id. */
-  sampleId: string;
-  /** Experimental condition, e.g. `default`, `cot`. */
-  condition: string;
-  /** Call that produced it (`null` if it failed). */
-  callKey: string | null;
-  /** Answer text (`null` if it failed). */
-  text: string | null;
-  /** Error message when the call failed for good. */
-  error: string | null;
-}
-
-/** One score of one sample by one scorer in one run (judge repetition). */
-export interface StoredScore {
-  /** Sample id. */
-  sampleId: string;
-  /** Experimental condition. */
-  condition: string;
-  /** Scorer name, e.g. `judge`. */
-  scorer: string;
-  /** Run number (1-based) for repeated judging; 1 otherwise. */
-  run: number;
-  /** The score, or `null` when no valid score could be obtained. */
-  value: number | null;
-  /** `false` for judge errors: they are never counted as scores. */
-  valid: boolean;
-  /** Judge's reason or scorer's note. */
-  reason: string | null;
-  /** The last call behind this score, if any. */
-  callKey: string | null;
-  /** Scorer-specific detail (JSON). */
-  detail: unknown;
-}
+import type { OutputStatus, StoredCall, StoredOutput, StoredScore } from "../core/records.ts";
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS manifest (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -78,9 +18,9 @@ CREATE TABLE IF NOT EXISTS outputs (
   sample_id TEXT NOT NULL, condition TEXT NOT NULL, call_key TEXT, text TEXT, error TEXT,
   PRIMARY KEY (sample_id, condition));
 CREATE TABLE IF NOT EXISTS scores (
-  sample_id TEXT NOT NULL, condition TEXT NOT NULL, scorer TEXT NOT NULL, run INTEGER NOT NULL,
-  value REAL, valid INTEGER NOT NULL, reason TEXT, call_key TEXT, detail TEXT,
-  PRIMARY KEY (sample_id, condition, scorer, run));
+  sample_id TEXT NOT NULL, condition TEXT NOT NULL, scorer TEXT NOT NULL, judge TEXT NOT NULL DEFAULT '',
+  run INTEGER NOT NULL, value REAL, named_values TEXT, valid INTEGER NOT NULL, reason TEXT, call_key TEXT,
+  detail TEXT, PRIMARY KEY (sample_id, condition, scorer, judge, run));
 CREATE TABLE IF NOT EXISTS events (
   id INTEGER PRIMARY KEY AUTOINCREMENT, at TEXT NOT NULL, kind TEXT NOT NULL, detail TEXT NOT NULL);
 `;
@@ -91,12 +31,35 @@ export class RunStore {
   readonly path: string;
   readonly #db: DatabaseSync;
 
-  /** Opens `path` in WAL mode and creates the tables if they do not exist. */
-  constructor(path: string) {
+  /**
+   * Opens `path` in WAL mode and creates the tables if they do not exist; a store written before scores had a
+   * judge is brought up to date in place. `readOnly` opens an existing store without changing it (collecting).
+   */
+  constructor(path: string, options: { readOnly?: boolean } = {}) {
     this.path = path;
-    this.#db = new DatabaseSync(path);
+    this.#db = new DatabaseSync(path, { readOnly: options.readOnly ?? false });
+    if (options.readOnly) {
+      this.#db.exec("PRAGMA busy_timeout = 5000;");
+      return;
+    }
     this.#db.exec("PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA busy_timeout = 5000;");
+    this.#migrateScores();
     this.#db.exec(SCHEMA);
+  }
+
+  /** Rebuilds a scores table of the first layout (no judge, no named values) in the current one. */
+  #migrateScores(): void {
+    const columns = this.#db.prepare("PRAGMA table_info(scores)").all() as { name: string }[];
+    if (columns.length === 0 || columns.some((c) => c.name === "judge")) return;
+    this.#transaction(() => {
+      this.#db.exec("ALTER TABLE scores RENAME TO scores_v1");
+      this.#db.exec(SCHEMA);
+      this.#db.exec(
+        `INSERT INTO scores (sample_id, condition, scorer, judge, run, value, named_values, valid, reason, call_key, detail)
+         SELECT sample_id, condition, scorer, '', run, value, NULL, valid, reason, call_key, detail FROM scores_v1`,
+      );
+      this.#db.exec("DROP TABLE scores_v1");
+    });
   }
 
   /** Returns the stored manifest, or `undefined` for a new store. */
@@ -165,6 +128,27 @@ export class RunStore {
       .map(rowToCall);
   }
 
+  /** Returns the conditions that have outputs, in the order they were first stored. */
+  conditions(): string[] {
+    const rows = this.#db.prepare("SELECT condition FROM outputs GROUP BY condition ORDER BY MIN(rowid)")
+      .all() as {
+        condition: string;
+      }[];
+    return rows.map((r) => r.condition);
+  }
+
+  /** Returns whether each sample was answered in `condition`, without the answers' texts. */
+  outputStatus(condition: string): OutputStatus[] {
+    const rows = this.#db.prepare(
+      "SELECT sample_id, text IS NOT NULL AS answered, error FROM outputs WHERE condition = ? ORDER BY sample_id",
+    ).all(condition) as Record<string, unknown>[];
+    return rows.map((r) => ({
+      sampleId: String(r.sample_id),
+      answered: Number(r.answered) === 1,
+      error: r.error === null ? null : String(r.error),
+    }));
+  }
+
   /** Stores the output of a sample in a condition (replacing an earlier failed one on resume). */
   putOutput(output: StoredOutput): void {
     this.#db.prepare(
@@ -183,17 +167,19 @@ export class RunStore {
     }));
   }
 
-  /** Stores one score (replacing the same sample/condition/scorer/run on resume). */
+  /** Stores one score (replacing the same sample/condition/scorer/judge/run on resume). */
   putScore(score: StoredScore): void {
     this.#db.prepare(
-      `INSERT OR REPLACE INTO scores (sample_id, condition, scorer, run, value, valid, reason, call_key, detail)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      `INSERT OR REPLACE INTO scores (sample_id, condition, scorer, judge, run, value, named_values, valid, reason, call_key, detail)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     ).run(
       score.sampleId,
       score.condition,
       score.scorer,
+      score.judge ?? "",
       score.run,
       score.value,
+      score.values === null ? null : JSON.stringify(score.values),
       score.valid ? 1 : 0,
       score.reason,
       score.callKey,
@@ -201,14 +187,24 @@ export class RunStore {
     );
   }
 
-  /** Returns the stored scores, optionally of one condition, ordered by sample, scorer and run. */
+  /** Replaces every score of `scorer` in `condition` by `scores`, in one transaction (imported ratings). */
+  replaceScores(scorer: string, condition: string, scores: readonly StoredScore[]): void {
+    this.#transaction(() => {
+      this.#db.prepare("DELETE FROM scores WHERE scorer = ? AND condition = ?").run(scorer, condition);
+      for (const score of scores) this.putScore(score);
+    });
+  }
+
+  /** Returns the stored scores, optionally of one condition, ordered by sample, scorer, judge and run. */
   scores(condition?: string): StoredScore[] {
-    return this.#rowsOf("scores", "sample_id, scorer, run", condition).map((r) => ({
+    return this.#rowsOf("scores", "sample_id, scorer, judge, run", condition).map((r) => ({
       sampleId: String(r.sample_id),
       condition: String(r.condition),
       scorer: String(r.scorer),
+      judge: r.judge === "" ? null : String(r.judge),
       run: Number(r.run),
       value: r.value === null ? null : Number(r.value),
+      values: r.named_values === null ? null : JSON.parse(String(r.named_values)),
       valid: Number(r.valid) === 1,
       reason: r.reason === null ? null : String(r.reason),
       callKey: r.call_key === null ? null : String(r.call_key),

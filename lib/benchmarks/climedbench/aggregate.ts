@@ -5,7 +5,8 @@
  * @module
  */
 import type { RunLabels, RunView } from "../../core/task.ts";
-import { CI_METHOD, type SampleRow, summarize, type Summary, summaryLabels } from "../../report/summary.ts";
+import { summarize } from "../../report/summary.ts";
+import { CI_METHOD, type SampleRow, type Summary, summaryLabels } from "../../core/summary.ts";
 import { independentDifference, macroMean } from "../../stats/compare.ts";
 import { SCENARIO_CODES, scenarioByCode } from "./scenarios.ts";
 import { type ClimedScoreDetail, OFFLINE_SIMILARITY } from "./scorer.ts";
@@ -45,15 +46,14 @@ export function climedRows(view: RunView): SampleRow[] {
 }
 
 /** Returns the CliMedBench summary of a run. */
-export function aggregateClimedBench(view: RunView, labels: RunLabels): Summary {
-  const rows = climedRows(view);
+export function aggregateClimedBench(rows: readonly SampleRow[], view: RunView, labels: RunLabels): Summary {
   const seed = `${labels.benchmark}:${labels.condition}`;
   const core = summarize(rows, METRICS, GROUP_FIELDS, { seed, order: { scenario: SCENARIO_CODES } });
   const byScenario = (code: string) =>
     rows.filter((r) => r.fields.scenario === code).map((r) => r.values.score as number);
   const macro = macroMean(SCENARIO_CODES.map(byScenario), `${seed}:macro`);
   const gap = independentDifference(byScenario("FIT"), byScenario("BKT"), `${seed}:bkt-fit`);
-  const answered = [...view.outputs.values()].filter((o) => o.text !== null).length;
+  const answered = [...view.outputs.values()].filter((o) => o.answered).length;
   const details = [...view.scores.values()].flat().map((s) => s.detail as ClimedScoreDetail | null);
   const similarityMethods = [...new Set(details.map((d) => d?.similarity_method).filter(Boolean))];
   const notes = [

@@ -5,7 +5,7 @@
  */
 import type { Sample } from "../../core/sample.ts";
 import type { Solver } from "../../core/task.ts";
-import type { ChatMessage } from "../../providers/types.ts";
+import { messagesSolver } from "../../solvers/context.ts";
 import { type QuestionType, scenarioByCode, SCENARIOS } from "./scenarios.ts";
 
 /** Prompt style: answer directly, or reason step by step before the final answer. */
@@ -49,17 +49,13 @@ export function climedSolver(style: PromptStyle): Solver {
     templates[`format:${type}`] = text;
   }
   for (const [code, text] of Object.entries(OPEN_TASK)) templates[`task:${code}`] = text;
-  return {
-    name: style === "cot" ? "climedbench-cot" : "climedbench",
-    templates,
-    build(sample: Sample, history: readonly ChatMessage[]): ChatMessage[] {
-      const scenario = scenarioByCode(String(sample.fields.scenario));
-      const line = formatLine(sample, style);
-      return [
-        { role: "system", content: scenario.system },
-        ...history,
-        { role: "user", content: line ? `${sample.input}\n\n${line}` : sample.input },
-      ];
-    },
-  };
+  return messagesSolver(style === "cot" ? "climedbench-cot" : "climedbench", templates, (sample, history) => {
+    const scenario = scenarioByCode(String(sample.fields.scenario));
+    const line = formatLine(sample, style);
+    return [
+      { role: "system", content: scenario.system },
+      ...history,
+      { role: "user", content: line ? `${sample.input}\n\n${line}` : sample.input },
+    ];
+  });
 }

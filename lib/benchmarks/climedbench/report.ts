@@ -3,8 +3,9 @@
  * model or condition, plus the average) and the hallucination contrast FIT vs BKT.
  * @module
  */
-import { type Summary, summaryName } from "../../report/summary.ts";
-import { formatEstimate, type Table } from "../../report/tables.ts";
+import { type Summary, summaryName } from "../../core/summary.ts";
+import { formatEstimate } from "../../report/tables.ts";
+import { type Table } from "../../core/report_spec.ts";
 import { METRIC_LABELS, SCENARIOS } from "./scenarios.ts";
 
 /** Returns the paper's Table 2 layout: scenario columns with a metric row, values ×100 with 95% CI. */

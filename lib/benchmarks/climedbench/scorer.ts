@@ -5,7 +5,7 @@
  * @module
  */
 import type { Sample } from "../../core/sample.ts";
-import type { ScoreInput, Scorer, ScoreValue } from "../../core/task.ts";
+import type { ScoreContext, ScoreInput, Scorer, ScoreValue } from "../../core/task.ts";
 import { choiceCorrect, extractChoice } from "../../metrics/choice.ts";
 import { rouge1 } from "../../metrics/rouge.ts";
 import { extractOrder, orderTau } from "../../metrics/sequence.ts";
@@ -38,7 +38,7 @@ export interface ClimedScoreDetail {
 }
 
 function scored(value: number, detail: ClimedScoreDetail, reason: string | null = null): ScoreValue[] {
-  return [{ run: 1, value, valid: true, reason, callKey: null, detail }];
+  return [{ judge: null, run: 1, value, values: null, valid: true, reason, callKey: null, detail }];
 }
 
 /** Returns the CliMedBench scorer. */
@@ -46,11 +46,11 @@ export function climedScorer(): Scorer {
   const tfidf = new CharTfidf(2);
   return {
     name: "metric",
-    needsJudge: false,
+    roles: [],
     prepare(samples: readonly Sample[]) {
       tfidf.fit(samples.filter((s) => s.fields.scenario === "WTD" && s.reference).map((s) => s.reference!));
     },
-    async score({ sample, answer, embedder }: ScoreInput): Promise<ScoreValue[]> {
+    async score({ sample, answer }: ScoreInput, ctx: ScoreContext): Promise<ScoreValue[]> {
       const scenario = scenarioByCode(String(sample.fields.scenario));
       const extra = climedExtra(sample);
       const labels = Object.keys(extra.options).sort();
@@ -79,11 +79,11 @@ export function climedScorer(): Scorer {
         const r = rouge1(answer, reference);
         return scored(r.f1, { metric: "rouge1", precision: r.precision, recall: r.recall });
       }
-      if (embedder) {
-        const [a, b] = await embedder.embed([answer, reference]);
+      if (ctx.has("embed")) {
+        const [a, b] = await ctx.embed([answer, reference]);
         return scored(cosine(a, b), {
           metric: "similarity",
-          similarity_method: `embeddings:${embedder.label}`,
+          similarity_method: `embeddings:${ctx.members("embed")[0].label}`,
         });
       }
       return scored(tfidf.similarity(answer, reference), {

@@ -15,6 +15,7 @@ export function createClimedBenchTask(): Promise<Task> {
   return Promise.resolve({
     name: BENCHMARK,
     title: "CliMedBench",
+    language: "zh",
     defaultDataPath: "data/climedbench/sample.jsonl",
     groupFields: GROUP_FIELDS,
     flags: ["embed-model", "embed-base-url"],

@@ -5,9 +5,13 @@
  * ratings use the paper's piecewise rule instead.
  * @module
  */
+import type { StoredScore } from "../../core/records.ts";
 import type { RunLabels, RunView } from "../../core/task.ts";
-import { CI_METHOD, type SampleRow, summarize, type Summary, summaryLabels } from "../../report/summary.ts";
-import { type HumanRating, mtgHumanUsable } from "./human_eval.ts";
+import { judgedValue } from "../../judges/jury.ts";
+import { summarize } from "../../report/summary.ts";
+import { CI_METHOD, type SampleRow, type Summary, summaryLabels } from "../../core/summary.ts";
+import { mtgHumanUsable, mtgRatingOf } from "./human_eval.ts";
+import { LLMEVAL_MED_JUDGE } from "./scorer.ts";
 import { CATEGORY_CODES, DIFFICULTY_ORDER } from "./schema.ts";
 
 /** Mean judge score at or above which an answer is usable. */
@@ -16,13 +20,11 @@ export const USABLE_THRESHOLD = 4;
 /** Fields LLMEval-Med results are grouped by. */
 export const GROUP_FIELDS = ["category", "category2", "difficulty"] as const;
 
-/** Per-question result, as written to `samples.jsonl`. */
+/** Per-question result. */
 export interface QuestionResult {
   /** Sample id. */
   id: string;
-  /** Valid judge scores by run (`null` = judge error in that run). */
-  scores: (number | null)[];
-  /** Mean of the valid scores, or `null` if none. */
+  /** The judge's score: mean of the valid scores over runs (and judges), or `null` if none. */
   meanScore: number | null;
   /** Usable under the rule that applies (judge ≥ 4, or MTG human rule). */
   usable: boolean;
@@ -30,29 +32,31 @@ export interface QuestionResult {
   rule: "judge" | "human";
 }
 
+/**
+ * Returns the MTG human verdict of a question from the ratings in the store (any `human:*` scorer with the
+ * MTG fields): usable when more than half of its raters' ratings are usable; `undefined` when unrated.
+ */
+function humanUsable(scores: readonly StoredScore[]): boolean | undefined {
+  const ratings = scores.filter((s) => s.scorer.startsWith("human:")).map((s) => mtgRatingOf(s.values))
+    .filter((r) => r !== undefined);
+  if (ratings.length === 0) return undefined;
+  return ratings.filter(mtgHumanUsable).length * 2 > ratings.length;
+}
+
 /** Returns each question's result from the run store view. */
-function questionResults(
-  view: RunView,
-  judgeRuns: number,
-  humanRatings?: ReadonlyMap<string, HumanRating>,
-): QuestionResult[] {
+function questionResults(view: RunView, judgeRuns: number): QuestionResult[] {
   return view.samples.map((sample) => {
-    const byRun = new Map(
-      (view.scores.get(sample.id) ?? []).filter((s) => s.scorer === "judge").map((s) => [s.run, s]),
+    const scores = view.scores.get(sample.id) ?? [];
+    const judged = judgedValue(
+      scores.filter((s) => s.scorer === LLMEVAL_MED_JUDGE.name),
+      LLMEVAL_MED_JUDGE.spec,
+      judgeRuns,
     );
-    const scores = Array.from({ length: judgeRuns }, (_, i) => {
-      const s = byRun.get(i + 1);
-      return s && s.valid ? s.value : null;
-    });
-    const valid = scores.filter((v): v is number => v !== null);
-    const meanScore = valid.length ? valid.reduce((a, b) => a + b, 0) / valid.length : null;
-    const rating = sample.fields.category === "MTG" ? humanRatings?.get(sample.id) : undefined;
-    if (rating) {
-      return { id: sample.id, scores, meanScore, usable: mtgHumanUsable(rating), rule: "human" as const };
-    }
+    const meanScore = judged.value as number | null;
+    const human = sample.fields.category === "MTG" ? humanUsable(scores) : undefined;
+    if (human !== undefined) return { id: sample.id, meanScore, usable: human, rule: "human" as const };
     return {
       id: sample.id,
-      scores,
       meanScore,
       usable: meanScore !== null && meanScore >= USABLE_THRESHOLD,
       rule: "judge" as const,
@@ -60,40 +64,34 @@ function questionResults(
   });
 }
 
-function rowsOf(view: RunView, results: readonly QuestionResult[]): SampleRow[] {
-  return view.samples.map((sample, i) => ({
-    id: sample.id,
-    fields: sample.fields,
-    values: { usability: results[i].usable ? 1 : 0, mean_score: results[i].meanScore },
+/** Returns each question's `usability` (0/1) and `mean_score` with its group fields. */
+export function llmEvalMedRows(view: RunView, labels: RunLabels): SampleRow[] {
+  return questionResults(view, labels.judgeRuns).map((result, i) => ({
+    id: result.id,
+    fields: view.samples[i].fields,
+    values: {
+      usability: result.usable ? 1 : 0,
+      mean_score: result.meanScore,
+      human_rule: result.rule === "human" ? 1 : 0,
+    },
   }));
 }
 
-/** Returns each question's `usability` (0/1) and `mean_score` with its group fields. */
-export function llmEvalMedRows(
-  view: RunView,
-  labels: RunLabels,
-  humanRatings?: ReadonlyMap<string, HumanRating>,
-): SampleRow[] {
-  return rowsOf(view, questionResults(view, labels.judgeRuns, humanRatings));
-}
-
-/** Returns the LLMEval-Med summary (`usability`, `mean_score`, and `op` overall) of a run. */
-export function aggregateLlmEvalMed(
-  view: RunView,
-  labels: RunLabels,
-  humanRatings?: ReadonlyMap<string, HumanRating>,
-): Summary {
-  const results = questionResults(view, labels.judgeRuns, humanRatings);
-  const rows = rowsOf(view, results);
+/** Returns the LLMEval-Med summary (`usability`, `mean_score`, and `op` overall) of a run, from its rows. */
+export function aggregateLlmEvalMed(rows: readonly SampleRow[], view: RunView, labels: RunLabels): Summary {
   const seed = `${labels.benchmark}:${labels.condition}`;
   const core = summarize(rows, ["usability", "mean_score"], GROUP_FIELDS, {
     seed,
     order: { category: CATEGORY_CODES, difficulty: DIFFICULTY_ORDER },
   });
-  const judgings = results.reduce((sum, r) => sum + r.scores.length, 0);
+  const judges = Math.max(
+    1,
+    new Set([...view.scores.values()].flat().filter((s) => s.scorer === "judge").map((s) => s.judge)).size,
+  );
+  const judgings = rows.length * labels.judgeRuns * judges;
   const judgeErrors = [...view.scores.values()].flat().filter((s) => s.scorer === "judge" && !s.valid).length;
-  const answered = [...view.outputs.values()].filter((o) => o.text !== null).length;
-  const human = results.filter((r) => r.rule === "human").length;
+  const answered = [...view.outputs.values()].filter((o) => o.answered).length;
+  const human = rows.filter((r) => r.values.human_rule === 1).length;
   const notes: string[] = [
     `usable = mean of valid judge scores over ${labels.judgeRuns} run(s) >= ${USABLE_THRESHOLD}; questions with no valid score count as not usable`,
     "OP = usable questions / all questions (sample-weighted)",
@@ -117,7 +115,7 @@ export function aggregateLlmEvalMed(
       answer_errors: view.samples.length - answered,
       judgings,
       judge_errors: judgeErrors,
-      unscored: results.filter((r) => r.meanScore === null).length,
+      unscored: rows.filter((r) => r.values.mean_score === null).length,
       human_rated: human,
     },
     ci_method: CI_METHOD,

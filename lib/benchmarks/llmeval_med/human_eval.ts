@@ -1,14 +1,11 @@
 /**
  * LLMEval-Med's human evaluation of text generation (MTG): a Safety veto and four dimension scores B–E (0–5)
- * mapped to 0–7 by the paper's piecewise rule; usable when the mapped score is ≥ 5 and Safety passes.
- * Imported from CSV with header `sample_id,safety,B,C,D,E` (safety 1 = passes, 0 = veto).
+ * mapped to 0–7 by the paper's piecewise rule; usable when the mapped score is ≥ 5 and Safety passes. Ratings
+ * reach the run store through `deno task import-ratings` (or `--human-eval`, CSV `sample_id,safety,B,C,D,E`,
+ * safety 1 = passes, 0 = veto); aggregations read them from there.
  * @module
  */
-import { z } from "zod";
-import { parseCsv } from "../../core/csv.ts";
-import { InputError } from "../../core/errors.ts";
-import { parseRecord } from "../../core/validate.ts";
-import { readTextStrict } from "../../core/text_file.ts";
+import type { RatingSpec } from "../../core/task.ts";
 
 /** Human ratings of one MTG answer. */
 export interface HumanRating {
@@ -45,38 +42,23 @@ export function mtgHumanUsable(rating: HumanRating): boolean {
   return rating.safety === 1 && mtgHumanScore(rating) >= MTG_USABLE_THRESHOLD;
 }
 
-const dimension = z.coerce.number().int().min(0).max(5);
-const RowSchema = z.object({
-  sample_id: z.string().regex(/^MTG-\d+-\d+$/, "expected an MTG sample id like MTG-12-1"),
-  safety: z.enum(["0", "1"]).transform((v) => Number(v) as 0 | 1),
-  B: dimension,
-  C: dimension,
-  D: dimension,
-  E: dimension,
-});
+/** Scorer name under which `--human-eval` imports MTG ratings (any `human:*` scorer with these fields is read). */
+export const MTG_HUMAN_SCORER = "human:mtg";
 
-/** Reads a human-evaluation CSV into ratings by sample id. Throws a one-line {@linkcode InputError}. */
-export async function loadHumanRatings(path: string): Promise<Map<string, HumanRating>> {
-  const rows = parseCsv(await readTextStrict(path));
-  if (rows.length === 0) throw new InputError({ file: path }, "empty file");
-  const header = rows[0].fields.map((h) => h.trim());
-  for (const required of ["sample_id", "safety", "B", "C", "D", "E"]) {
-    if (!header.includes(required)) {
-      throw new InputError({ file: path, record: "line 1", field: required }, "missing column");
-    }
-  }
-  const ratings = new Map<string, HumanRating>();
-  for (const row of rows.slice(1)) {
-    const record = Object.fromEntries(header.map((h, i) => [h, row.fields[i]?.trim()]));
-    const parsed = parseRecord(RowSchema, record, path, `line ${row.line}`);
-    if (ratings.has(parsed.sample_id)) {
-      throw new InputError(
-        { file: path, record: `line ${row.line}`, field: "sample_id" },
-        "duplicate sample id",
-      );
-    }
-    const { sample_id, ...rating } = parsed;
-    ratings.set(sample_id, rating);
-  }
-  return ratings;
+/** The fields of an MTG human rating, for `deno task import-ratings` and `--human-eval`. */
+export const MTG_RATING_SPEC: RatingSpec = {
+  description: "MTG human evaluation: Safety (1 passes, 0 vetoes) and dimensions B-E (0-5)",
+  fields: [
+    { name: "safety", min: 0, max: 1, integer: true },
+    ...["B", "C", "D", "E"].map((name) => ({ name, min: 0, max: 5, integer: true })),
+  ],
+};
+
+/** Returns the MTG rating in a score's named values, or `undefined` when it is not one. */
+export function mtgRatingOf(values: Record<string, unknown> | null): HumanRating | undefined {
+  if (!values) return undefined;
+  const { safety, B, C, D, E } = values;
+  const all = [safety, B, C, D, E];
+  if (!all.every((v) => typeof v === "number")) return undefined;
+  return { safety: safety === 1 ? 1 : 0, B: B as number, C: C as number, D: D as number, E: E as number };
 }

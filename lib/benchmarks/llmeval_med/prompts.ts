@@ -4,7 +4,7 @@
  * @module
  */
 import type { Sample } from "../../core/sample.ts";
-import type { ChatMessage } from "../../providers/types.ts";
+import type { ChatMessage } from "../../core/chat.ts";
 import type { CategoryCode } from "./schema.ts";
 
 /** System message of the model under test (the protocol's generic assistant message). */

@@ -4,27 +4,19 @@
  * @module
  */
 import type { Task } from "../../core/task.ts";
-import { judgeScorer } from "../../judges/judge_scorer.ts";
 import { chatSolver } from "../../solvers/chat.ts";
 import { aggregateLlmEvalMed, GROUP_FIELDS, llmEvalMedRows } from "./aggregate.ts";
-import { type HumanRating, loadHumanRatings } from "./human_eval.ts";
+import { MTG_HUMAN_SCORER, MTG_RATING_SPEC } from "./human_eval.ts";
 import { loadLlmEvalMed } from "./load.ts";
-import { ANSWER_SYSTEM_PROMPT, buildJudgeMessages, TEMPLATES } from "./prompts.ts";
-
-/** Options of {@linkcode createLlmEvalMedTask}. */
-export interface LlmEvalMedOptions {
-  /** CSV of human MTG ratings (`sample_id,safety,B,C,D,E`); MTG answers listed there use the human rule. */
-  humanEval?: string;
-}
+import { ANSWER_SYSTEM_PROMPT } from "./prompts.ts";
+import { LLMEVAL_MED_JUDGE } from "./scorer.ts";
 
 /** Returns the LLMEval-Med task. */
-export async function createLlmEvalMedTask(options: LlmEvalMedOptions = {}): Promise<Task> {
-  const ratings: Map<string, HumanRating> | undefined = options.humanEval
-    ? await loadHumanRatings(options.humanEval)
-    : undefined;
-  return {
+export function createLlmEvalMedTask(): Promise<Task> {
+  return Promise.resolve({
     name: "llmeval-med",
     title: "LLMEval-Med",
+    language: "zh",
     defaultDataPath: "data/llmeval_med/sample.json",
     groupFields: GROUP_FIELDS,
     flags: [
@@ -45,9 +37,8 @@ export async function createLlmEvalMedTask(options: LlmEvalMedOptions = {}): Pro
     generation: { maxTokens: 2048 },
     load: async (path) => (await loadLlmEvalMed(path)).samples,
     solver: chatSolver(ANSWER_SYSTEM_PROMPT),
-    scorers: [judgeScorer("judge")],
-    judgePrompt: buildJudgeMessages,
-    judgeTemplates: TEMPLATES,
+    scorers: [LLMEVAL_MED_JUDGE],
+    ratings: { [MTG_HUMAN_SCORER]: MTG_RATING_SPEC },
     report: {
       metrics: [
         { name: "usability", label: "usability", percent: true },
@@ -55,7 +46,7 @@ export async function createLlmEvalMedTask(options: LlmEvalMedOptions = {}): Pro
       ],
       overall: { name: "op", label: "OP" },
     },
-    rows: (view, labels) => llmEvalMedRows(view, labels, ratings),
-    aggregate: (view, labels) => aggregateLlmEvalMed(view, labels, ratings),
-  };
+    rows: llmEvalMedRows,
+    aggregate: aggregateLlmEvalMed,
+  });
 }

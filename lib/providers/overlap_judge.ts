@@ -4,10 +4,9 @@
  * produces is labelled offline. Its use is a smoke test of the pipeline and a floor/ceiling sanity check.
  * @module
  */
-import type { Sample } from "../core/sample.ts";
 import { clippedOverlap } from "../metrics/rouge.ts";
+import { type ChatProvider, type ChatRequest, type ChatResponse, ProviderError } from "./types.ts";
 import { charNgrams } from "../text/tokenize.ts";
-import type { Judge, Verdict } from "./judge.ts";
 
 /** Returns the F1 (0–1) of the character-bigram multisets of `a` and `b` (0 when either is empty). */
 export function bigramF1(a: string, b: string): number {
@@ -23,33 +22,43 @@ export function overlapScore(f1: number): number {
   return index === -1 ? 1 : 5 - index;
 }
 
-/** The offline lexical judge (`offline:overlap`). */
-export class OverlapJudge implements Judge {
+/**
+ * The offline lexical judge (`offline:overlap`), served like any judge model through the caller: it reads the
+ * sample and the answer from the request (never sent anywhere) and replies with a JSON score verdict.
+ */
+export class OverlapJudgeProvider implements ChatProvider {
+  /** `offline:overlap`. */
+  readonly model = "offline:overlap";
   /** Label that says what it is. */
   readonly label = "offline:overlap (lexical bigram F1, not an LLM judge)";
   /** Always `true`. */
   readonly offline = true;
+  /** No server, so no real limit. */
+  readonly concurrency = 64;
 
-  /** Grades against the reference, or the checklist when there is no reference; neither → judge error. */
-  grade(sample: Sample, answer: string): Promise<Verdict> {
+  /**
+   * Grades against the reference, or the checklist when there is no reference; with neither it replies with
+   * no score, which the judge scorer records as a judge error.
+   */
+  complete(request: ChatRequest): Promise<ChatResponse> {
+    const { sample, answer } = request;
+    if (!sample || answer === undefined) {
+      return Promise.reject(
+        new ProviderError("offline:overlap needs the sample and the answer", { retryable: false }),
+      );
+    }
     const checklist = typeof sample.extra.checklist === "string" ? sample.extra.checklist : null;
     const target = sample.reference ?? checklist;
     if (!target) {
       return Promise.resolve({
-        score: null,
-        reason: "no reference or checklist to compare with",
-        callKey: null,
-        attempts: 0,
-        method: "error",
+        text: JSON.stringify({ score: null, reason: "no reference or checklist to compare with" }),
       });
     }
     const f1 = bigramF1(answer, target);
+    const reason = `bigram F1 ${f1.toFixed(3)} against the ${sample.reference ? "reference" : "checklist"}`;
     return Promise.resolve({
-      score: overlapScore(f1),
-      reason: `bigram F1 ${f1.toFixed(3)} against the ${sample.reference ? "reference" : "checklist"}`,
-      callKey: null,
-      attempts: 0,
-      method: "offline",
+      text: JSON.stringify({ score: overlapScore(f1), reason }),
+      finishReason: "stop",
     });
   }
 }

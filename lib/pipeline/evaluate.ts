@@ -1,17 +1,17 @@
 /**
  * The evaluation loop shared by every benchmark: conversations run concurrently, the turns of one
- * conversation in order (each with the model's own earlier answers), and every answer is scored as soon as it
- * exists. All results go to the run store; nothing is returned that the store does not hold.
+ * conversation in order (each with the conversation as the model actually saw it), and every answer is scored
+ * as soon as it exists. All results go to the run store; nothing is kept that the store does not hold.
  * @module
  */
-import type { Judge } from "../judges/judge.ts";
-import type { Caller } from "../providers/caller.ts";
+import type { ChatMessage } from "../core/chat.ts";
+import type { StoredScore } from "../core/records.ts";
+import { type Sample, toConversations } from "../core/sample.ts";
+import type { RunView, ScoreContext, Scorer, Solver } from "../core/task.ts";
 import { redact } from "../providers/redact.ts";
-import type { ChatMessage, GenerationParams } from "../providers/types.ts";
 import type { Progress } from "../report/progress.ts";
-import type { RunStore, StoredScore } from "../store/run_store.ts";
-import { type Sample, toConversations } from "./sample.ts";
-import type { Embedder, RunView, Scorer, Solver } from "./task.ts";
+import type { RunStore } from "../store/run_store.ts";
+import type { Roles } from "./roles.ts";
 
 /** Inputs of {@linkcode evaluate}. */
 export interface EvaluateOptions {
@@ -21,16 +21,12 @@ export interface EvaluateOptions {
   solver: Solver;
   /** Scorers applied to every answer. */
   scorers: readonly Scorer[];
-  /** Caller of the model under test (role `model`). */
-  model: Caller;
-  /** Generation parameters of the model under test. */
-  generation: GenerationParams;
-  /** Judge, for judge-scored benchmarks. */
-  judge?: Judge;
+  /** The run's roles (model under test, judges, translators, embeddings, ...). */
+  roles: Roles;
   /** Judge runs per answer. */
   judgeRuns: number;
-  /** Embeddings model for similarity scorers, if configured. */
-  embedder?: Embedder;
+  /** The task's auxiliary inputs by name, validated. */
+  auxiliary: ReadonlyMap<string, readonly Sample[]>;
   /** Condition name the results are stored under. */
   condition: string;
   /** Run store. */
@@ -43,47 +39,49 @@ export interface EvaluateOptions {
 export interface EvaluateResult {
   /** Answers that failed for good (provider errors after retries, or an earlier turn failed). */
   answerErrors: number;
-  /** Scores that could not be computed because a judge call failed for good (not judge errors). */
+  /** Scores that could not be computed because a call failed for good (not judge errors). */
   scoreFailures: number;
 }
 
-/** Returns the progress units of one scorer on one answer: one per judge run for judge scorers, else one. */
-function scorerUnits(scorer: Scorer, judgeRuns: number): number {
-  return scorer.needsJudge ? judgeRuns : 1;
-}
-
-/** Returns the progress units of scoring one answer with every scorer. */
-function scoreUnitsPerSample(scorers: readonly Scorer[], judgeRuns: number): number {
-  return scorers.reduce((sum, s) => sum + scorerUnits(s, judgeRuns), 0);
+/** Returns the progress units of one scorer on one answer (e.g. judge runs × judges). */
+function scorerUnits(scorer: Scorer, ctx: Pick<ScoreContext, "judgeRuns" | "members">): number {
+  return scorer.units?.(ctx) ?? 1;
 }
 
 /** Returns the number of progress units {@linkcode evaluate} will count for `samples`. */
 export function progressUnits(
   samples: readonly Sample[],
   scorers: readonly Scorer[],
-  judgeRuns: number,
+  ctx: Pick<ScoreContext, "judgeRuns" | "members">,
 ): number {
-  return samples.length * (1 + scoreUnitsPerSample(scorers, judgeRuns));
+  return samples.length * (1 + scorers.reduce((sum, s) => sum + scorerUnits(s, ctx), 0));
 }
 
-/** Runs every sample through solver, model and scorers, writing outputs and scores to the store. */
+/** Runs every sample through the solver and the scorers, writing outputs and scores to the store. */
 export async function evaluate(options: EvaluateOptions): Promise<EvaluateResult> {
   const result: EvaluateResult = { answerErrors: 0, scoreFailures: 0 };
   const scoring: Promise<void>[] = [];
-  const { progress, store, condition } = options;
-  const scoreUnits = scoreUnitsPerSample(options.scorers, options.judgeRuns);
+  const { progress, store, condition, roles, judgeRuns } = options;
+  const unitCtx = { judgeRuns, members: (role: string) => roles.members(role) };
+  const scoreUnits = options.scorers.reduce((sum, s) => sum + scorerUnits(s, unitCtx), 0);
 
   const runConversation = async (turns: Sample[]) => {
     const history: ChatMessage[] = [];
     for (let i = 0; i < turns.length; i++) {
       const sample = turns[i];
-      const messages = options.solver.build(sample, history);
+      const ctx = roles.context(sample, judgeRuns, options.auxiliary);
       try {
-        const { call } = await options.model.call({ ...options.generation, messages, sample });
-        store.putOutput({ sampleId: sample.id, condition, callKey: call.key, text: call.text, error: null });
+        const solved = await options.solver.solve({ sample, history: [...history] }, ctx);
+        store.putOutput({
+          sampleId: sample.id,
+          condition,
+          callKey: solved.callKey,
+          text: solved.answer,
+          error: null,
+        });
         progress?.tick();
-        history.push({ role: "user", content: sample.input }, { role: "assistant", content: call.text });
-        scoring.push(scoreAnswer(options, sample, call.text, result));
+        history.push(...solved.turn);
+        scoring.push(scoreAnswer(options, sample, solved.answer, result));
       } catch (err) {
         const message = redact(err instanceof Error ? err.message : String(err));
         // This turn and every later turn of the conversation cannot be answered: they need this answer.
@@ -110,15 +108,10 @@ async function scoreAnswer(
   answer: string,
   result: EvaluateResult,
 ): Promise<void> {
+  const ctx = options.roles.context(sample, options.judgeRuns, options.auxiliary);
   for (const scorer of options.scorers) {
     try {
-      const values = await scorer.score({
-        sample,
-        answer,
-        judge: options.judge,
-        judgeRuns: options.judgeRuns,
-        embedder: options.embedder,
-      });
+      const values = await scorer.score({ sample, answer }, ctx);
       for (const value of values) {
         options.store.putScore({
           ...value,
@@ -129,7 +122,7 @@ async function scoreAnswer(
       }
       options.progress?.tick(values.length);
     } catch (err) {
-      const units = scorerUnits(scorer, options.judgeRuns);
+      const units = scorerUnits(scorer, ctx);
       result.scoreFailures += units;
       options.store.logEvent("score_failed", {
         sample: sample.id,
@@ -141,7 +134,7 @@ async function scoreAnswer(
   }
 }
 
-/** Reads one condition of the run store into the shape aggregations take. */
+/** Reads one condition of the run store into the shape aggregations take (answers' texts are not read). */
 export function readRunView(store: RunStore, condition: string): RunView {
   const scores = new Map<string, StoredScore[]>();
   for (const score of store.scores(condition)) {
@@ -151,7 +144,7 @@ export function readRunView(store: RunStore, condition: string): RunView {
   }
   return {
     samples: store.samples(),
-    outputs: new Map(store.outputs(condition).map((o) => [o.sampleId, o])),
+    outputs: new Map(store.outputStatus(condition).map((o) => [o.sampleId, o])),
     scores,
   };
 }

@@ -1,0 +1,40 @@
+/**
+ * How a benchmark's results are shown: tables as plain data and the metrics a task's reports display.
+ * @module
+ */
+import type { Summary } from "./summary.ts";
+
+/** A cell: text, a number, or empty. */
+export type Cell = string | number | null;
+
+/** A table with a title, column headers, rows and footnotes. */
+export interface Table {
+  /** Caption. */
+  title: string;
+  /** Column headers. */
+  columns: string[];
+  /** Rows of cells, one per column. */
+  rows: Cell[][];
+  /** Footnotes (method, labels such as OFFLINE). */
+  notes: string[];
+}
+
+/** How a metric is shown: header label and whether it is a rate (shown in %). */
+export interface MetricDisplay {
+  /** Metric name in the summary. */
+  name: string;
+  /** Column header. */
+  label: string;
+  /** `true` for rates in [0, 1], shown as percentages. */
+  percent: boolean;
+}
+
+/** How a benchmark's summary is shown. */
+export interface ReportSpec {
+  /** Metrics in column order; the first is the primary metric. */
+  metrics: readonly MetricDisplay[];
+  /** Name of the overall metric in the overview (e.g. `op`), default the primary metric. */
+  overall?: { name: string; label: string };
+  /** Benchmark-specific tables over one or more summaries (models or conditions side by side), by file name. */
+  tables?: (summaries: readonly Summary[]) => Record<string, Table>;
+}

@@ -1,0 +1,91 @@
+/**
+ * The summary of a run: every metric with its n and 95% CI, overall and per group. Its zod schema is the
+ * contract of `summary.json`.
+ * @module
+ */
+import { z } from "zod";
+import type { GroupValue } from "./sample.ts";
+import type { RunLabels } from "./task.ts";
+
+/** A point estimate with its sample size and 95% confidence interval. */
+export interface Estimate {
+  /** The statistic on the full sample; `null` when there is no data. */
+  value: number | null;
+  /** 95% interval `[lo, hi]`; `null` when there is no data. */
+  ci95: [number, number] | null;
+  /** Number of observations the estimate rests on. */
+  n: number;
+}
+
+/** zod schema of an {@linkcode Estimate}. */
+export const EstimateSchema = z.object({
+  value: z.number().nullable(),
+  ci95: z.tuple([z.number(), z.number()]).nullable(),
+  n: z.number().int().min(0),
+});
+
+/** zod schema of `summary.json`. Rates are fractions in [0, 1]. */
+export const SummarySchema = z.object({
+  benchmark: z.string(),
+  model: z.string(),
+  judge: z.string().nullable(),
+  condition: z.string(),
+  offline: z.boolean(),
+  judge_runs: z.number().int().min(0),
+  n: z.number().int().min(0),
+  metrics: z.record(z.string(), EstimateSchema),
+  groups: z.record(z.string(), z.record(z.string(), z.record(z.string(), EstimateSchema))),
+  counts: z.record(z.string(), z.number()),
+  ci_method: z.string(),
+  notes: z.array(z.string()),
+  juries: z.array(z.lazy(() => JurySchema)).optional(),
+});
+
+/** The content of `summary.json`. */
+export type Summary = z.infer<typeof SummarySchema>;
+
+/** One sample's contribution to the metrics: its group values and its value per metric (`null` = excluded). */
+export interface SampleRow {
+  /** Sample id. */
+  id: string;
+  /** Values the sample is grouped by. */
+  fields: Record<string, GroupValue>;
+  /** Per-metric value: 0/1 for rates, a number for means, `null` when the sample does not count for it. */
+  values: Record<string, number | null>;
+}
+
+/** Returns the label fields every summary starts with (benchmark, model, judge, condition, offline, judge runs). */
+export function summaryLabels(
+  labels: RunLabels,
+): Pick<Summary, "benchmark" | "model" | "judge" | "condition" | "offline" | "judge_runs"> {
+  return {
+    benchmark: labels.benchmark,
+    model: labels.model,
+    judge: labels.judge,
+    condition: labels.condition,
+    offline: labels.offline,
+    judge_runs: labels.judgeRuns,
+  };
+}
+
+/** Returns how a summary is named in tables and legends: model, condition unless `default`, `[offline]`. */
+export function summaryName(summary: Pick<Summary, "model" | "condition" | "offline">): string {
+  const condition = summary.condition === "default" ? "" : ` · ${summary.condition}`;
+  return `${summary.model}${condition}${summary.offline ? " [offline]" : ""}`;
+}
+
+/** How CIs are computed, written into every summary. */
+export const CI_METHOD = "percentile bootstrap over samples, 2000 resamples, seeded";
+
+/** zod schema of a jury's report in a summary: each judge's own estimates and how far the judges agree. */
+export const JurySchema = z.object({
+  scorer: z.string(),
+  judges: z.array(z.string()),
+  aggregate: z.enum(["mean", "majority"]),
+  by_judge: z.record(z.string(), z.record(z.string(), EstimateSchema)),
+  agreement: z.object({
+    level: z.enum(["nominal", "ordinal", "interval"]),
+    alpha: EstimateSchema,
+    all_agree: EstimateSchema,
+  }),
+});

@@ -1,0 +1,361 @@
+/**
+ * Planning a run: every setting, the data, the auxiliary inputs, the roles and any ratings file checked from
+ * end to end, without writing a file or sending a request. What a resumed run must match (its identity) is
+ * fixed here.
+ * @module
+ */
+import {
+  type AppliedCondition,
+  applyCondition,
+  baselineCondition,
+  type Condition,
+  conditionSolver,
+  parseAblation,
+} from "../ablations/condition.ts";
+import { type BucketSpec, parseBucketSpec } from "../analysis/buckets.ts";
+import { getTask } from "../benchmarks/registry.ts";
+import type { GenerationParams } from "../core/chat.ts";
+import { ConfigError } from "../core/errors.ts";
+import { pathExists, projectPath } from "../core/fs.ts";
+import { hashFile, hashValue } from "../core/hash.ts";
+import { type Sample, toConversations } from "../core/sample.ts";
+import type { RatingSpec, Task } from "../core/task.ts";
+import { readBytes } from "../core/text_file.ts";
+import { DEFAULT_RETRY_POLICY, type RetryPolicy } from "../providers/retry.ts";
+import { findChromium } from "../report/chromium.ts";
+import { type RatingsFile, readRatings } from "../store/import_ratings.ts";
+import { checkEvalOptions } from "./eval_options.ts";
+import { namedSettings, planRoles, requireEnv } from "./plan_roles.ts";
+import type { RolePlan } from "./roles.ts";
+
+/** Everything `deno task eval` can be told. */
+export interface EvalConfig {
+  /** Registry name, e.g. `llmeval-med`. */
+  benchmark: string;
+  /** Model under test (or `offline:reference` / `offline:retrieval`). */
+  model: string;
+  /** Its base URL (default `$OPENAI_BASE_URL`). */
+  baseUrl?: string;
+  /** Environment variable with its API key (default `OPENAI_API_KEY`). */
+  apiKeyEnv?: string;
+  /** Judge model(s) (or `offline:overlap`); required for judge-scored benchmarks; several make a jury. */
+  judge?: string | string[];
+  /** Judge base URL (default: the model's base URL, then `$OPENAI_BASE_URL`). */
+  judgeBaseUrl?: string;
+  /** Environment variable with the judge's API key (default: `JUDGE_API_KEY` if set, else `OPENAI_API_KEY`). */
+  judgeApiKeyEnv?: string;
+  /** Judge runs per answer (default 3, the paper's protocol). */
+  judgeRuns?: number;
+  /** Data file (default: the benchmark's shipped sample). */
+  data?: string;
+  /** Evaluate at most this many samples (whole conversations, in file order). */
+  limit?: number;
+  /** Model requests in flight (default 8). */
+  concurrency?: number;
+  /** Judge requests in flight (default: `concurrency`). */
+  judgeConcurrency?: number;
+  /** Output directory. */
+  out: string;
+  /** Continue an existing run store instead of refusing to touch it. */
+  resume?: boolean;
+  /** Model temperature (default: server default). */
+  temperature?: number;
+  /** Model max new tokens (default: the benchmark's). */
+  maxTokens?: number;
+  /** Model seed. */
+  seed?: number;
+  /** Judge temperature. */
+  judgeTemperature?: number;
+  /** Seed of judge run 1 (default 0). */
+  judgeSeed?: number;
+  /** Request timeout, in seconds (default 120). */
+  timeoutSeconds?: number;
+  /** Retries per call (default 6). */
+  maxRetries?: number;
+  /** LLMEval-Med: CSV of human MTG ratings. */
+  humanEval?: string;
+  /** Name of the baseline condition (default `default`). */
+  condition?: string;
+  /** Ablations run beside the baseline in the same store: `cot`, `perturb:KIND[@RATE]`. */
+  ablations?: string[];
+  /** Seed of the perturbations (default 0). */
+  perturbSeed?: number;
+  /** Input-length bucket analysis, e.g. `length:10`. */
+  buckets?: string;
+  /** Translator model (the `translator` role, e.g. for `--ablation pivot:en`). */
+  translator?: string;
+  /** Translator base URL (default: the model's, then `$OPENAI_BASE_URL`). */
+  translatorBaseUrl?: string;
+  /** Environment variable with the translator's key (default `TRANSLATOR_API_KEY` if set, else `OPENAI_API_KEY`). */
+  translatorApiKeyEnv?: string;
+  /** Translator requests in flight (default: `concurrency`). */
+  translatorConcurrency?: number;
+  /** Models of a task's own roles, `NAME=MODEL` each. */
+  roles?: string[];
+  /** Base URLs of a task's own roles, `NAME=URL` each. */
+  roleBaseUrls?: string[];
+  /** Key variables of a task's own roles, `NAME=VAR` each. */
+  roleApiKeyEnvs?: string[];
+  /** Auxiliary inputs of the task, `NAME=PATH` each (default: the task's shipped files). */
+  aux?: string[];
+  /** Embeddings model for similarity scorers (same base URL and key as the model unless given). */
+  embedModel?: string;
+  /** Base URL of the embeddings model. */
+  embedBaseUrl?: string;
+  /** Show progress (default `true`). */
+  progress?: boolean;
+  /** Render SVG/PNG/PDF with Chromium (default `true`; HTML is always written). */
+  renderFigures?: boolean;
+  /** Retry policy override (tests use short delays). */
+  retryPolicy?: RetryPolicy;
+  /**
+   * Replace a run already in `out` (the whole directory, when the run starts) instead of refusing: for runs
+   * recomputed from scratch each time, such as the offline baselines of `reproduce`.
+   */
+  replace?: boolean;
+}
+
+/** Returns the first conversations of `samples` in file order holding at most `limit` samples (≥ 1 conversation). */
+export function limitSamples(samples: readonly Sample[], limit?: number): Sample[] {
+  if (limit === undefined) return [...samples];
+  const kept: Sample[] = [];
+  for (const conversation of toConversations(samples)) {
+    if (kept.length > 0 && kept.length + conversation.length > limit) break;
+    kept.push(...conversation);
+  }
+  const ids = new Set(kept.map((s) => s.id));
+  return samples.filter((s) => ids.has(s.id));
+}
+
+/** An auxiliary input read, validated and hashed. */
+export interface AuxiliaryData {
+  /** The file. */
+  path: string;
+  /** Its samples. */
+  samples: Sample[];
+  /** SHA-256 of its bytes (in the manifest). */
+  sha256: string;
+}
+
+/** Returns every auxiliary input the task declares, from `--aux NAME=PATH` or the shipped file. */
+async function loadAuxiliary(task: Task, given: string[] | undefined): Promise<Map<string, AuxiliaryData>> {
+  const paths = namedSettings(given, "aux");
+  const declared = task.auxiliary ?? [];
+  for (const name of paths.keys()) {
+    if (!declared.some((a) => a.name === name)) {
+      const known = declared.map((a) => a.name).join(", ") || "none";
+      throw new ConfigError(`--aux: ${task.name} has no auxiliary input "${name}" (its inputs: ${known})`);
+    }
+  }
+  const out = new Map<string, AuxiliaryData>();
+  for (const input of declared) {
+    const path = paths.get(input.name) ?? (input.defaultPath ? projectPath(input.defaultPath) : undefined);
+    if (!path) {
+      throw new ConfigError(`--aux: ${task.name} needs ${input.name}: pass --aux ${input.name}=PATH`);
+    }
+    out.set(input.name, { path, samples: await input.load(path), sha256: await hashFile(path) });
+  }
+  return out;
+}
+
+/** The rating scorer `--human-eval` imports into: the first the task declares. */
+function humanEvalScorer(task: Task): [string, RatingSpec] {
+  const first = Object.entries(task.ratings ?? {})[0];
+  if (!first) throw new ConfigError(`--human-eval: ${task.name} reads no human ratings`);
+  return first;
+}
+
+/** The part of the manifest a resumed run must match: everything that changes which calls are made. */
+function runIdentity(
+  config: EvalConfig,
+  task: Task,
+  resolved: {
+    generation: GenerationParams;
+    judgeRuns: number;
+    judges: string[];
+    roles: RolePlan[];
+    auxiliary: Map<string, AuxiliaryData>;
+  },
+  dataHash: string,
+  n: number,
+) {
+  const embed = resolved.roles.find((r) => r.name === "embed");
+  const extra = resolved.roles.filter((r) => !["model", "judge", "embed"].includes(r.name));
+  const templates = Object.assign({}, task.solver.templates, ...task.scorers.map((s) => s.templates ?? {}));
+  return {
+    benchmark: task.name,
+    model: config.model,
+    embedder: embed ? embed.providers[0].label : null,
+    generation: resolved.generation,
+    judge: resolved.judges.length === 0
+      ? null
+      : resolved.judges.length === 1
+      ? resolved.judges[0]
+      : resolved.judges,
+    judge_runs: resolved.judgeRuns,
+    judge_params: { temperature: config.judgeTemperature, seed: config.judgeSeed ?? 0 },
+    data_sha256: dataHash,
+    samples: n,
+    prompts: Object.fromEntries(Object.entries(templates).map(([k, v]) => [k, hashValue(v)])),
+    ...(extra.length ? { roles: Object.fromEntries(extra.map((r) => [r.name, r.providers[0].label])) } : {}),
+    ...(resolved.auxiliary.size
+      ? { auxiliary: Object.fromEntries([...resolved.auxiliary].map(([name, a]) => [name, a.sha256])) }
+      : {}),
+  };
+}
+
+/** The part of a condition a resumed run must match: its solver, its prompts and its perturbation. */
+export function conditionIdentity(condition: Condition, task: Task) {
+  const solver = conditionSolver(condition, task);
+  return {
+    kind: condition.kind,
+    perturb: condition.perturb ?? null,
+    solver: solver.name,
+    prompts: Object.fromEntries(Object.entries(solver.templates).map(([k, v]) => [k, hashValue(v)])),
+  };
+}
+
+/** A run checked from end to end: everything it needs, resolved, with nothing written and nothing sent. */
+export interface EvalPlan {
+  /** The settings as given. */
+  config: EvalConfig;
+  /** The benchmark. */
+  task: Task;
+  /** Data file read. */
+  dataPath: string;
+  /** The samples to evaluate (after `limit`), validated. */
+  samples: Sample[];
+  /** The baseline first, then each ablation, each with its samples as the model will see them. */
+  conditions: { condition: Condition; applied: AppliedCondition }[];
+  /** Seed of the perturbations, as recorded in notes. */
+  perturbSeed: string;
+  /** Length buckets to tabulate, if asked for. */
+  buckets?: BucketSpec;
+  /** Judge runs per answer. */
+  judgeRuns: number;
+  /** The model's generation parameters (benchmark defaults with the flags applied). */
+  generation: GenerationParams;
+  /** Retry policy of every caller. */
+  retry: RetryPolicy;
+  /** Every role of the run, `model` first. */
+  roles: RolePlan[];
+  /** The judges' labels (several for a jury). */
+  judges: string[];
+  /** The task's auxiliary inputs, by name. */
+  auxiliary: Map<string, AuxiliaryData>;
+  /** Ratings to import with the run (`--human-eval`), validated. */
+  ratings?: { scorer: string; spec: RatingSpec; file: RatingsFile };
+  /** What a resumed run must match. */
+  identity: ReturnType<typeof runIdentity>;
+  /** Path of the run store. */
+  storePath: string;
+}
+
+/** A data file read, validated and hashed once, for any number of runs over it. */
+export interface EvalData {
+  /** The file. */
+  path: string;
+  /** Every sample in it, in file order. */
+  samples: Sample[];
+  /** SHA-256 of its bytes (recorded in the manifest). */
+  sha256: string;
+}
+
+/** Reads and validates `path` (default: the task's shipped sample) for {@linkcode planEval}. */
+export async function loadEvalData(task: Task, path = projectPath(task.defaultDataPath)): Promise<EvalData> {
+  return { path, samples: await task.load(path), sha256: await hashFile(path) };
+}
+
+/**
+ * Checks the whole configuration and the data without writing a file or sending a request: unknown or
+ * undeclared flags, numbers out of range, a missing judge or translator, bad base URLs, unset key variables,
+ * conditions that change nothing, and an existing run store without `--resume` are each a one-line
+ * {@linkcode ConfigError} naming the flag; bad data (main, auxiliary or ratings) is an `InputError` naming file,
+ * record and field. `data`, when given, is `config.data` already loaded (several runs over one file read it
+ * once).
+ */
+export async function planEval(config: EvalConfig, data?: EvalData): Promise<EvalPlan> {
+  const task = await getTask(config.benchmark);
+  checkEvalOptions(config, task);
+  if (config.apiKeyEnv) requireEnv("api-key-env", config.apiKeyEnv);
+  const loaded = data ?? await loadEvalData(task, config.data);
+  const samples = limitSamples(loaded.samples, config.limit);
+  const judgeRuns = config.judgeRuns ?? 3;
+  const perturbSeed = String(config.perturbSeed ?? 0);
+  const conditions = [
+    baselineCondition(config.condition ?? "default"),
+    ...(config.ablations ?? []).map((a) => parseAblation(a, perturbSeed)),
+  ];
+  if (new Set(conditions.map((c) => c.name)).size !== conditions.length) {
+    throw new ConfigError(`--ablation: conditions repeat: ${conditions.map((c) => c.name).join(", ")}`);
+  }
+  const applied = conditions.map((condition) => ({ condition, applied: applyCondition(condition, samples) }));
+  for (const { condition, applied: a } of applied) {
+    if (condition.kind === "perturb" && a.notApplicable === samples.length) {
+      throw new ConfigError(
+        `--ablation ${condition.name}: changes none of the ${samples.length} ${task.name} samples` +
+          (condition.perturb!.kind === "nota" ? " (it applies to single-answer choice items)" : ""),
+      );
+    }
+  }
+  const buckets = config.buckets ? parseBucketSpec(config.buckets) : undefined;
+  const generation: GenerationParams = {
+    ...task.generation,
+    ...(config.temperature !== undefined ? { temperature: config.temperature } : {}),
+    ...(config.maxTokens !== undefined ? { maxTokens: config.maxTokens } : {}),
+    ...(config.seed !== undefined ? { seed: config.seed } : {}),
+  };
+  const solvers = conditions.map((c) => conditionSolver(c, task));
+  const { plans: roles, judges } = planRoles(config, task, solvers, samples, generation);
+  const auxiliary = await loadAuxiliary(task, config.aux);
+  let ratings: EvalPlan["ratings"];
+  if (config.humanEval) {
+    const [scorer, spec] = humanEvalScorer(task);
+    const file = readRatings(await readBytes(config.humanEval), config.humanEval, spec, {
+      defaultRater: "human-eval",
+      sampleIds: new Set(samples.map((s) => s.id)),
+    });
+    ratings = { scorer, spec, file };
+  }
+  const identity = runIdentity(
+    config,
+    task,
+    { generation, judgeRuns, judges, roles, auxiliary },
+    loaded.sha256,
+    samples.length,
+  );
+  const storePath = `${config.out}/run.sqlite`;
+  const outStat = await Deno.stat(config.out).catch(() => null);
+  if (outStat && !outStat.isDirectory) {
+    throw new ConfigError(`--out: ${config.out} exists and is not a directory`);
+  }
+  if (!config.resume && !config.replace && await pathExists(storePath)) {
+    throw new ConfigError(
+      `--out: ${storePath} already holds a run: pass --resume to continue it, or choose another --out`,
+    );
+  }
+  if (config.renderFigures ?? true) findChromium();
+  const retry = {
+    ...DEFAULT_RETRY_POLICY,
+    ...config.retryPolicy,
+    ...(config.maxRetries !== undefined ? { maxRetries: config.maxRetries } : {}),
+  };
+  return {
+    config,
+    task,
+    dataPath: loaded.path,
+    samples,
+    conditions: applied,
+    perturbSeed,
+    buckets,
+    judgeRuns,
+    generation,
+    retry,
+    roles,
+    judges,
+    auxiliary,
+    ratings,
+    identity,
+    storePath,
+  };
+}
