@@ -32,7 +32,15 @@ export interface EvalOption {
   /** `common`: every benchmark takes it; `benchmark`: only benchmarks whose `Task.flags` list it. */
   scope: "common" | "benchmark";
   /** Usage section. */
-  section: "model" | "data and output" | "run" | "ablations" | "judge" | "embeddings" | "human ratings";
+  section:
+    | "model"
+    | "data and output"
+    | "run"
+    | "ablations"
+    | "judge"
+    | "roles"
+    | "embeddings"
+    | "human ratings";
   /** One line of help. */
   help: string;
 }
@@ -190,7 +198,8 @@ export const EVAL_OPTIONS: readonly EvalOption[] = [
     scope: "common",
     section: "ablations",
     help: "condition beside the baseline, repeatable: cot, perturb:KIND[@RATE] " +
-      "(KIND shape, homophone, traditional, symbol, mixed; rate default 0.12), perturb:nota",
+      "(KIND shape, homophone, traditional, symbol, mixed; rate default 0.12), perturb:nota, " +
+      "pivot:LANG (asked through LANG by --translator, answers translated back)",
   },
   {
     flag: "perturb-seed",
@@ -214,11 +223,12 @@ export const EVAL_OPTIONS: readonly EvalOption[] = [
   {
     flag: "judge",
     key: "judge",
-    kind: "string",
+    kind: "strings",
     value: "NAME",
     scope: "benchmark",
     section: "judge",
-    help: "judge model, or offline:overlap for an offline smoke test (required: never the model itself)",
+    help: "judge model, or offline:overlap for an offline smoke test (required: never the model itself); " +
+      "repeat for a jury (each judge's verdicts, the jury's and their agreement are reported)",
   },
   {
     flag: "judge-base-url",
@@ -286,6 +296,84 @@ export const EVAL_OPTIONS: readonly EvalOption[] = [
     help: "seed of judge run 1; run r uses N + r - 1 (default 0)",
   },
   {
+    flag: "translator",
+    key: "translator",
+    kind: "string",
+    value: "NAME",
+    scope: "common",
+    section: "roles",
+    help: "translator model (the translator role, e.g. for --ablation pivot:en)",
+  },
+  {
+    flag: "translator-base-url",
+    requires: "translator",
+    key: "translatorBaseUrl",
+    kind: "string",
+    value: "URL",
+    scope: "common",
+    section: "roles",
+    help: "its base URL (default: the model's, then $OPENAI_BASE_URL)",
+  },
+  {
+    flag: "translator-api-key-env",
+    requires: "translator",
+    key: "translatorApiKeyEnv",
+    kind: "string",
+    value: "VAR",
+    scope: "common",
+    section: "roles",
+    help: "variable holding its key (default TRANSLATOR_API_KEY if set, else OPENAI_API_KEY)",
+  },
+  {
+    flag: "translator-concurrency",
+    requires: "translator",
+    key: "translatorConcurrency",
+    kind: "integer",
+    value: "N",
+    min: 1,
+    scope: "common",
+    section: "roles",
+    help: "translator requests in flight (default: --concurrency)",
+  },
+  {
+    flag: "role",
+    key: "roles",
+    kind: "strings",
+    value: "NAME=MODEL",
+    scope: "common",
+    section: "roles",
+    help: "model of a role the benchmark declares, repeatable (e.g. rephraser=gpt-4o)",
+  },
+  {
+    flag: "role-base-url",
+    requires: "role",
+    key: "roleBaseUrls",
+    kind: "strings",
+    value: "NAME=URL",
+    scope: "common",
+    section: "roles",
+    help: "base URL of such a role (default: the model's, then $OPENAI_BASE_URL)",
+  },
+  {
+    flag: "role-api-key-env",
+    requires: "role",
+    key: "roleApiKeyEnvs",
+    kind: "strings",
+    value: "NAME=VAR",
+    scope: "common",
+    section: "roles",
+    help: "variable holding such a role's key (default <NAME>_API_KEY if set, else OPENAI_API_KEY)",
+  },
+  {
+    flag: "aux",
+    key: "aux",
+    kind: "strings",
+    value: "NAME=PATH",
+    scope: "common",
+    section: "data and output",
+    help: "an auxiliary input the benchmark declares (e.g. train=PATH for few-shot), repeatable",
+  },
+  {
     flag: "embed-model",
     key: "embedModel",
     kind: "string",
@@ -311,7 +399,8 @@ export const EVAL_OPTIONS: readonly EvalOption[] = [
     value: "CSV",
     scope: "benchmark",
     section: "human ratings",
-    help: "human ratings sample_id,safety,B,C,D,E (MTG piecewise rule with Safety veto)",
+    help: "human ratings sample_id,safety,B,C,D,E, imported into the run store as human:mtg " +
+      "(MTG piecewise rule with Safety veto); deno task import-ratings does the same for any run",
   },
 ];
 

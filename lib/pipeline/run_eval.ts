@@ -9,6 +9,7 @@ import type { RunLabels } from "../core/task.ts";
 import type { Sample } from "../core/sample.ts";
 import { isJudgeScorer } from "../judges/judge_scorer.ts";
 import { juryReport } from "../judges/jury.ts";
+import type { CallerStats } from "../providers/caller.ts";
 import { Progress } from "../report/progress.ts";
 import { evaluate, progressUnits, readRunView } from "./evaluate.ts";
 import { openRunStore } from "./open_store.ts";
@@ -27,8 +28,8 @@ export interface EvalResult {
   out: string;
   /** Answers that failed for good plus scores whose calls failed for good (0 = complete run). */
   failures: number;
-  /** Calls answered from the store vs sent, by role. */
-  calls: Record<string, { cached: number; sent: number; retries: number }>;
+  /** Calls answered from the store, sent, retried and failed, by role. */
+  calls: Record<string, CallerStats>;
   /** The samples evaluated (after `limit`), as loaded and validated. */
   samples: Sample[];
 }
