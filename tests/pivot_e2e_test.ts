@@ -78,7 +78,11 @@ Deno.test("pivot translation without a translator, or a translator nothing calls
     progress: false,
     renderFigures: false,
   };
-  await assertRejects(() => runEval({ ...base, ablations: ["pivot:en"] }), ConfigError, "--translator: the pivot:en(chat) solver needs a translator");
+  await assertRejects(
+    () => runEval({ ...base, ablations: ["pivot:en"] }),
+    ConfigError,
+    "--translator: the pivot:en(chat) solver needs a translator",
+  );
   await assertRejects(
     () => runEval({ ...base, translator: "t", translatorBaseUrl: "http://127.0.0.1:9/v1" }),
     ConfigError,

@@ -1,5 +1,5 @@
 /**
- * The `medeval` command line: `eval`, `reproduce`, `download`. Bad settings and bad input end with one line
+ * The `medeval` command line: `eval`, `reproduce`, `download`, `import-ratings`, `collect`. Bad settings and bad input end with one line
  * on standard error and exit code 2; an incomplete run (calls that failed for good) with exit code 1.
  * @module
  */
@@ -14,6 +14,7 @@ import { redact } from "../providers/redact.ts";
 import { formatEstimate } from "../report/tables.ts";
 import { downloadDataset, DOWNLOADS } from "./download.ts";
 import { reproduce, reproduceEnv } from "./reproduce.ts";
+import { collectCommand, importRatingsCommand, RUNS_USAGE } from "./runs.ts";
 
 /** Usage of `deno task eval`, generated from the option table; for one benchmark when `benchmark` is given. */
 async function evalUsage(benchmark?: string): Promise<string> {
@@ -41,6 +42,7 @@ const USAGE = `usage:
                       [--models A,B --judge NAME [--base-url URL] [--limit N]]
       (or MEDEVAL_MODELS, MEDEVAL_JUDGE_MODEL, OPENAI_BASE_URL, MEDEVAL_LIMIT, MEDEVAL_DATA_DIR)
   deno task download <benchmark>
+${RUNS_USAGE}
 benchmarks: ${Object.keys(BENCHMARKS).join(", ")}`;
 
 function numberFlag(values: Record<string, unknown>, name: string): number | undefined {
@@ -168,6 +170,10 @@ async function main(args: string[]): Promise<number> {
       for (const path of paths) console.log(`wrote ${path}`);
       return 0;
     }
+    case "import-ratings":
+      return await importRatingsCommand(rest);
+    case "collect":
+      return await collectCommand(rest);
     case "download": {
       const name = rest[0];
       if (!name || !DOWNLOADS[name]) {
