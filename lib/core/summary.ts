@@ -5,7 +5,6 @@
  */
 import { z } from "zod";
 import type { GroupValue } from "./sample.ts";
-import type { RunLabels } from "./task.ts";
 
 /** A point estimate with its sample size and 95% confidence interval. */
 export interface Estimate {
@@ -15,6 +14,22 @@ export interface Estimate {
   ci95: [number, number] | null;
   /** Number of observations the estimate rests on. */
   n: number;
+}
+
+/** Labels written into every summary, so offline results can never pass for model results. */
+export interface RunLabels {
+  /** Benchmark name. */
+  benchmark: string;
+  /** Model label. */
+  model: string;
+  /** Judge label (judges joined by ` + ` for a jury), or `null` for benchmarks without one. */
+  judge: string | null;
+  /** Experimental condition. */
+  condition: string;
+  /** `true` when the model or a judge is an offline stand-in. */
+  offline: boolean;
+  /** Judge runs per answer. */
+  judgeRuns: number;
 }
 
 /** zod schema of an {@linkcode Estimate}. */

@@ -9,7 +9,7 @@ import type { ChatMessage, GenerationParams } from "./chat.ts";
 import type { OutputStatus, StoredScore } from "./records.ts";
 import type { ReportSpec } from "./report_spec.ts";
 import type { Sample } from "./sample.ts";
-import type { SampleRow, Summary } from "./summary.ts";
+import type { RunLabels, SampleRow, Summary } from "./summary.ts";
 
 /** A request of a role: the messages plus any parameters that override the role's configured defaults. */
 export interface RoleRequest extends GenerationParams {
@@ -180,22 +180,6 @@ export interface RunView {
   outputs: Map<string, OutputStatus>;
   /** Scores by sample id (all scorers, judges, raters and runs). */
   scores: Map<string, StoredScore[]>;
-}
-
-/** Labels written into every summary, so offline results can never pass for model results. */
-export interface RunLabels {
-  /** Benchmark name. */
-  benchmark: string;
-  /** Model label. */
-  model: string;
-  /** Judge label (judges joined by ` + ` for a jury), or `null` for benchmarks without one. */
-  judge: string | null;
-  /** Experimental condition. */
-  condition: string;
-  /** `true` when the model or a judge is an offline stand-in. */
-  offline: boolean;
-  /** Judge runs per answer. */
-  judgeRuns: number;
 }
 
 /** A benchmark, registered by name. */

@@ -7,7 +7,7 @@
  */
 import { ConfigError } from "../core/errors.ts";
 import type { Task } from "../core/task.ts";
-import type { EvalConfig } from "./plan.ts";
+import type { EvalConfig } from "./eval_config.ts";
 
 /** One setting of `deno task eval`. */
 export interface EvalOption {

@@ -24,96 +24,10 @@ import { readBytes } from "../core/text_file.ts";
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from "../providers/retry.ts";
 import { findChromium } from "../report/chromium.ts";
 import { type RatingsFile, readRatings } from "../store/import_ratings.ts";
+import type { EvalConfig } from "./eval_config.ts";
 import { checkEvalOptions } from "./eval_options.ts";
 import { namedSettings, planRoles, requireEnv } from "./plan_roles.ts";
 import type { RolePlan } from "./roles.ts";
-
-/** Everything `deno task eval` can be told. */
-export interface EvalConfig {
-  /** Registry name, e.g. `llmeval-med`. */
-  benchmark: string;
-  /** Model under test (or `offline:reference` / `offline:retrieval`). */
-  model: string;
-  /** Its base URL (default `$OPENAI_BASE_URL`). */
-  baseUrl?: string;
-  /** Environment variable with its API key (default `OPENAI_API_KEY`). */
-  apiKeyEnv?: string;
-  /** Judge model(s) (or `offline:overlap`); required for judge-scored benchmarks; several make a jury. */
-  judge?: string | string[];
-  /** Judge base URL (default: the model's base URL, then `$OPENAI_BASE_URL`). */
-  judgeBaseUrl?: string;
-  /** Environment variable with the judge's API key (default: `JUDGE_API_KEY` if set, else `OPENAI_API_KEY`). */
-  judgeApiKeyEnv?: string;
-  /** Judge runs per answer (default 3, the paper's protocol). */
-  judgeRuns?: number;
-  /** Data file (default: the benchmark's shipped sample). */
-  data?: string;
-  /** Evaluate at most this many samples (whole conversations, in file order). */
-  limit?: number;
-  /** Model requests in flight (default 8). */
-  concurrency?: number;
-  /** Judge requests in flight (default: `concurrency`). */
-  judgeConcurrency?: number;
-  /** Output directory. */
-  out: string;
-  /** Continue an existing run store instead of refusing to touch it. */
-  resume?: boolean;
-  /** Model temperature (default: server default). */
-  temperature?: number;
-  /** Model max new tokens (default: the benchmark's). */
-  maxTokens?: number;
-  /** Model seed. */
-  seed?: number;
-  /** Judge temperature. */
-  judgeTemperature?: number;
-  /** Seed of judge run 1 (default 0). */
-  judgeSeed?: number;
-  /** Request timeout, in seconds (default 120). */
-  timeoutSeconds?: number;
-  /** Retries per call (default 6). */
-  maxRetries?: number;
-  /** LLMEval-Med: CSV of human MTG ratings. */
-  humanEval?: string;
-  /** Name of the baseline condition (default `default`). */
-  condition?: string;
-  /** Ablations run beside the baseline in the same store: `cot`, `perturb:KIND[@RATE]`. */
-  ablations?: string[];
-  /** Seed of the perturbations (default 0). */
-  perturbSeed?: number;
-  /** Input-length bucket analysis, e.g. `length:10`. */
-  buckets?: string;
-  /** Translator model (the `translator` role, e.g. for `--ablation pivot:en`). */
-  translator?: string;
-  /** Translator base URL (default: the model's, then `$OPENAI_BASE_URL`). */
-  translatorBaseUrl?: string;
-  /** Environment variable with the translator's key (default `TRANSLATOR_API_KEY` if set, else `OPENAI_API_KEY`). */
-  translatorApiKeyEnv?: string;
-  /** Translator requests in flight (default: `concurrency`). */
-  translatorConcurrency?: number;
-  /** Models of a task's own roles, `NAME=MODEL` each. */
-  roles?: string[];
-  /** Base URLs of a task's own roles, `NAME=URL` each. */
-  roleBaseUrls?: string[];
-  /** Key variables of a task's own roles, `NAME=VAR` each. */
-  roleApiKeyEnvs?: string[];
-  /** Auxiliary inputs of the task, `NAME=PATH` each (default: the task's shipped files). */
-  aux?: string[];
-  /** Embeddings model for similarity scorers (same base URL and key as the model unless given). */
-  embedModel?: string;
-  /** Base URL of the embeddings model. */
-  embedBaseUrl?: string;
-  /** Show progress (default `true`). */
-  progress?: boolean;
-  /** Render SVG/PNG/PDF with Chromium (default `true`; HTML is always written). */
-  renderFigures?: boolean;
-  /** Retry policy override (tests use short delays). */
-  retryPolicy?: RetryPolicy;
-  /**
-   * Replace a run already in `out` (the whole directory, when the run starts) instead of refusing: for runs
-   * recomputed from scratch each time, such as the offline baselines of `reproduce`.
-   */
-  replace?: boolean;
-}
 
 /** Returns the first conversations of `samples` in file order holding at most `limit` samples (≥ 1 conversation). */
 export function limitSamples(samples: readonly Sample[], limit?: number): Sample[] {

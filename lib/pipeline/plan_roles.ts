@@ -13,7 +13,7 @@ import type { Solver, Task } from "../core/task.ts";
 import { createProvider, OFFLINE_JUDGES } from "../providers/factory.ts";
 import type { ChatProvider } from "../providers/types.ts";
 import type { RolePlan } from "./roles.ts";
-import type { EvalConfig } from "./plan.ts";
+import type { EvalConfig } from "./eval_config.ts";
 
 /** A variable named by `--FLAG VAR` must be set: a typo would otherwise send requests without a key. */
 export function requireEnv(flag: string, name: string): void {

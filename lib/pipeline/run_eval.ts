@@ -5,7 +5,7 @@
  * @module
  */
 import type { Summary } from "../core/summary.ts";
-import type { RunLabels } from "../core/task.ts";
+import type { RunLabels } from "../core/summary.ts";
 import type { Sample } from "../core/sample.ts";
 import { isJudgeScorer } from "../judges/judge_scorer.ts";
 import { juryReport } from "../judges/jury.ts";
@@ -13,7 +13,8 @@ import type { CallerStats } from "../providers/caller.ts";
 import { Progress } from "../report/progress.ts";
 import { evaluate, progressUnits, readRunView } from "./evaluate.ts";
 import { openRunStore } from "./open_store.ts";
-import { type EvalConfig, type EvalPlan, planEval } from "./plan.ts";
+import { type EvalPlan, planEval } from "./plan.ts";
+import { type EvalConfig } from "./eval_config.ts";
 import { Roles } from "./roles.ts";
 import { conditionSolver } from "../ablations/condition.ts";
 import { type ConditionResult, writeRunOutputs } from "./write_outputs.ts";

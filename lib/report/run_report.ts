@@ -28,11 +28,35 @@ export function overviewTable(summaries: readonly Summary[], spec: ReportSpec): 
   };
 }
 
-/** Returns all tables of a run by file name (`overview`, `by_<field>`, and the benchmark's own). */
+/** Returns one table per jury of `summary`: each judge's mean with its CI, then the judges' agreement. */
+export function juryTables(summary: Summary): Record<string, Table> {
+  const tables: Record<string, Table> = {};
+  for (const jury of summary.juries ?? []) {
+    const { alpha, all_agree } = jury.agreement;
+    tables[`jury_${jury.scorer.replace(/[^\w-]/g, "_")}`] = {
+      title: `${summary.benchmark}: the judges of ${jury.scorer} (jury value = ${jury.aggregate})`,
+      columns: ["judge", "n", "mean [95% CI]"],
+      rows: jury.judges.map((
+        j,
+      ) => [j, jury.by_judge[j].mean.n, formatEstimate(jury.by_judge[j].mean, false)]),
+      notes: [
+        `Krippendorff's alpha (${jury.agreement.level}): ${
+          formatEstimate(alpha, false, 3)
+        }, n = ${alpha.n} samples`,
+        `all judges agree: ${formatEstimate(all_agree, true)} % of ${all_agree.n} samples (Wilson 95% CI)`,
+        ...summaryNotes(summary),
+      ],
+    };
+  }
+  return tables;
+}
+
+/** Returns all tables of a run by file name (`overview`, `by_<field>`, juries, and the benchmark's own). */
 export function runTables(summary: Summary, spec: ReportSpec): Record<string, Table> {
   return {
     overview: overviewTable([summary], spec),
     ...groupTables(summary, spec.metrics),
+    ...juryTables(summary),
     ...spec.tables?.([summary]),
   };
 }

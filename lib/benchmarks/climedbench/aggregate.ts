@@ -4,7 +4,8 @@
  * failure rate; and the hallucination contrast BKT − FIT.
  * @module
  */
-import type { RunLabels, RunView } from "../../core/task.ts";
+import type { RunView } from "../../core/task.ts";
+import type { RunLabels } from "../../core/summary.ts";
 import { summarize } from "../../report/summary.ts";
 import { CI_METHOD, type SampleRow, type Summary, summaryLabels } from "../../core/summary.ts";
 import { independentDifference, macroMean } from "../../stats/compare.ts";

@@ -6,7 +6,8 @@
  * @module
  */
 import type { StoredScore } from "../../core/records.ts";
-import type { RunLabels, RunView } from "../../core/task.ts";
+import type { RunView } from "../../core/task.ts";
+import type { RunLabels } from "../../core/summary.ts";
 import { judgedValue } from "../../judges/jury.ts";
 import { summarize } from "../../report/summary.ts";
 import { CI_METHOD, type SampleRow, type Summary, summaryLabels } from "../../core/summary.ts";
