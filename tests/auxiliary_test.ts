@@ -1,4 +1,4 @@
-import { assert, assertEquals, assertRejects, assertStringIncludes } from "@std/assert";
+import { assertEquals, assertRejects, assertStringIncludes } from "@std/assert";
 import { BENCHMARKS, getTask } from "../lib/benchmarks/registry.ts";
 import { ConfigError, InputError } from "../lib/core/errors.ts";
 import { hashFile } from "../lib/core/hash.ts";
