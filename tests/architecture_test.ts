@@ -95,3 +95,15 @@ Deno.test("an evaluation loads no TensorFlow and prints no deprecation warning",
   assert(!/tensorflow|deprecat/i.test(stderr), stderr);
   await Deno.remove(out, { recursive: true });
 });
+
+Deno.test("every lib/ module a notebook imports exists (notebooks run only in the slower notebook step)", async () => {
+  const missing: string[] = [];
+  for await (const path of walkFiles(`${ROOT}notebooks`)) {
+    if (!path.endsWith(".ipynb")) continue;
+    const text = await Deno.readTextFile(path);
+    for (const [, module] of text.matchAll(/\.\.\/(lib\/[\w/.-]+\.ts)/g)) {
+      if (!(await Deno.stat(`${ROOT}${module}`).catch(() => null))) missing.push(`${path}: ${module}`);
+    }
+  }
+  assertEquals(missing, []);
+});
