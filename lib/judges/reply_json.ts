@@ -3,12 +3,7 @@
  * or a balanced `{…}` after the judge's reasoning. Reasoning inside `<think>…</think>` is never read.
  * @module
  */
-
-/** Returns the reply with `<think>…</think>` removed; an unclosed `<think>` leaves nothing to read. */
-export function withoutThinking(text: string): string {
-  const closed = text.replace(/<think>[\s\S]*?<\/think>/g, "");
-  return /<think>/.test(closed) ? "" : closed;
-}
+import { afterReasoning } from "../text/reasoning.ts";
 
 /** Returns the balanced `{…}` spans of `text`, in order (strings and escapes respected). */
 function objectSpans(text: string): string[] {
@@ -48,7 +43,7 @@ function parseObject(text: string): Record<string, unknown> | undefined {
  * one, else the last balanced `{…}` that parses; `undefined` when there is none.
  */
 export function jsonObjectIn(reply: string): Record<string, unknown> | undefined {
-  const text = withoutThinking(reply).trim();
+  const text = afterReasoning(reply).trim();
   const whole = parseObject(text);
   if (whole) return whole;
   const fenced = [...text.matchAll(/```(?:json)?\s*([\s\S]*?)```/gi)].map((m) => m[1].trim()).reverse();

@@ -23,6 +23,7 @@
  * costs more than an extraction failure: unextractable replies count wrong and are reported on their own.
  * @module
  */
+import { afterReasoning } from "../text/reasoning.ts";
 
 /** Which rule decided an extraction. */
 export type ChoiceMethod =
@@ -53,13 +54,8 @@ export interface ChoiceExtraction {
  * markdown emphasis and heading marks removed.
  */
 export function normalizeReply(text: string): string {
-  let t = text.normalize("NFKC").replace(/\r\n?/g, "\n");
-  const close = t.toLowerCase().lastIndexOf("</think>");
-  // What follows the reasoning is the answer (servers may strip the opening tag); reasoning that never closes
-  // was cut off before any answer.
-  if (close >= 0) t = t.slice(close + "</think>".length);
-  else if (/<think>/i.test(t)) t = "";
-  t = t.replace(/\\(?:text|textbf|mathrm|mathbf)\s*\{([^{}]*)\}/g, "$1")
+  const answer = afterReasoning(text.normalize("NFKC").replace(/\r\n?/g, "\n"));
+  const t = answer.replace(/\\(?:text|textbf|mathrm|mathbf)\s*\{([^{}]*)\}/g, "$1")
     .replace(/\\boxed\s*\{([^{}]*)\}/g, " 答案：$1 ");
   return t.replace(/[*_`#~$]+/g, "");
 }
