@@ -30,7 +30,7 @@ Deno.test("a 3-judge jury end to end: each judge's verdicts stored and reported,
       renderFigures: false,
     });
     const n = result.samples.length;
-    assertEquals(result.calls.judge.sent >= 3 * 2 * n, true);
+    assert(result.calls.judge.sent >= 3 * 2 * n);
     const store = new RunStore(`${out}/run.sqlite`);
     const scores = store.scores("default").filter((s) => s.scorer === "judge");
     store.close();

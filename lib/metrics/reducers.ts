@@ -5,6 +5,7 @@
  * @module
  */
 import type { NamedValue } from "../core/records.ts";
+import { mean } from "../stats/bootstrap.ts";
 
 /** The reducers a scorer can declare. */
 export const REDUCERS = ["mean", "median", "mode", "max", "all-valid"] as const;
@@ -24,7 +25,7 @@ function numbers(values: readonly NamedValue[], reducer: string): number[] {
 /** Returns the arithmetic mean of the present values, or `null` when there are none. */
 export function meanOf(values: readonly NamedValue[]): number | null {
   const xs = numbers(values, "mean");
-  return xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : null;
+  return xs.length ? mean(xs) : null;
 }
 
 /** Returns the median of the present values (mean of the middle two for an even count), or `null`. */

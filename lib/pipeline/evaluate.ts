@@ -81,7 +81,7 @@ export async function evaluate(options: EvaluateOptions): Promise<EvaluateResult
         });
         progress?.tick();
         history.push(...solved.turn);
-        scoring.push(scoreAnswer(options, sample, solved.answer, result));
+        scoring.push(scoreAnswer(options, ctx, sample, solved.answer, result));
       } catch (err) {
         const message = redact(err instanceof Error ? err.message : String(err));
         // This turn and every later turn of the conversation cannot be answered: they need this answer.
@@ -104,11 +104,11 @@ export async function evaluate(options: EvaluateOptions): Promise<EvaluateResult
 
 async function scoreAnswer(
   options: EvaluateOptions,
+  ctx: ScoreContext,
   sample: Sample,
   answer: string,
   result: EvaluateResult,
 ): Promise<void> {
-  const ctx = options.roles.context(sample, options.judgeRuns, options.auxiliary);
   for (const scorer of options.scorers) {
     try {
       const values = await scorer.score({ sample, answer }, ctx);

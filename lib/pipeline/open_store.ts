@@ -48,7 +48,7 @@ export async function openRunStore(plan: EvalPlan): Promise<RunStore> {
         model: { name: model.model, label: model.label, offline: model.offline },
         judge: judges.length === 0
           ? null
-          : { label: judges.map((j) => j.label).join(" + "), offline: judges.some((j) => j.offline) },
+          : { label: plan.judges.join(" + "), offline: judges.some((j) => j.offline) },
         data: { path: plan.dataPath, sha256: identity.data_sha256, samples: samples.length },
         ...(plan.auxiliary.size
           ? {

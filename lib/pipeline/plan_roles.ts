@@ -166,16 +166,13 @@ function planExtraRoles(config: EvalConfig, task: Task, solvers: readonly Solver
       throw new ConfigError(`${flag}: nothing in this run calls a ${name} (e.g. --ablation pivot:en does)`);
     }
   }
+  // Every role given is needed or optional by now: plan the needed ones and the optional ones given.
   const plans: RolePlan[] = [];
-  for (const name of [...needs.keys(), ...[...optional].filter((n) => settings.has(n) && !needs.has(n))]) {
+  for (const name of new Set([...needs.keys(), ...settings.keys()])) {
     const setting = settings.get(name);
     if (!setting) {
-      const flag = name === "translator" ? "--translator NAME" : `--role ${name}=NAME`;
-      throw new ConfigError(
-        `--${name === "translator" ? "translator" : "role"}: ${
-          needs.get(name)
-        } needs a ${name}: pass ${flag}`,
-      );
+      const [flag, value] = name === "translator" ? ["translator", "NAME"] : ["role", `${name}=NAME`];
+      throw new ConfigError(`--${flag}: ${needs.get(name)} needs a ${name}: pass --${flag} ${value}`);
     }
     const modelBaseUrl = sharedBaseUrl(config);
     plans.push({

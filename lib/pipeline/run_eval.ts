@@ -93,13 +93,12 @@ export async function executeEval(plan: EvalPlan): Promise<EvalResult> {
         progress,
       });
       failures += outcome.answerErrors + outcome.scoreFailures;
-      const judges = members("judge");
       const labels: RunLabels = {
         benchmark: task.name,
         model: model.offline ? model.model : model.label,
-        judge: judges.length ? judges.map((j) => j.label).join(" + ") : null,
+        judge: plan.judges.length ? plan.judges.join(" + ") : null,
         condition: condition.name,
-        offline: model.offline || judges.some((j) => j.offline),
+        offline: model.offline || members("judge").some((j) => j.offline),
         judgeRuns,
       };
       const view = readRunView(store, condition.name);

@@ -130,7 +130,7 @@ export function readRatings(
       if (name in rating.values) {
         throw new InputError({ ...where, field: name }, `rated twice by ${rater} for ${sampleId}`);
       }
-      rating.values[name] = fieldValue(cell(column("value")), { ...field }, where);
+      rating.values[name] = fieldValue(cell(column("value")), field, where);
     } else {
       if (byKey.has(key)) {
         throw new InputError({ ...where, field: "sample_id" }, `${sampleId} rated twice by ${rater}`);
