@@ -2,6 +2,7 @@ import { assert, assertEquals } from "@std/assert";
 import { runEval } from "../lib/pipeline/run_eval.ts";
 import { collectRuns, responseMatrix } from "../lib/store/collect.ts";
 import { RunStore } from "../lib/store/run_store.ts";
+import { matrixSpec } from "../lib/cli/runs.ts";
 import { runCli } from "./run_cli.ts";
 
 Deno.test("collect: two run stores into one long table and a models x items matrix", async () => {
@@ -67,4 +68,23 @@ Deno.test("collect: a directory without a run store is a one-line error", async 
   assertEquals(result.code, 2);
   assertEquals(result.errors, [`error: ${dir}: no run store (run.sqlite) in this directory`]);
   await Deno.remove(dir, { recursive: true });
+});
+
+Deno.test("collect --matrix: scorer, human:NAME scorer, field and threshold", () => {
+  assertEquals(matrixSpec("metric@0.5"), { scorer: "metric", field: undefined, threshold: 0.5 });
+  assertEquals(matrixSpec("medjudge:correctness"), {
+    scorer: "medjudge",
+    field: "correctness",
+    threshold: undefined,
+  });
+  assertEquals(matrixSpec("human:experts:clarity@1"), {
+    scorer: "human:experts",
+    field: "clarity",
+    threshold: 1,
+  });
+  assertEquals(matrixSpec("human:experts"), {
+    scorer: "human:experts",
+    field: undefined,
+    threshold: undefined,
+  });
 });

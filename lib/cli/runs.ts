@@ -43,16 +43,15 @@ export async function importRatingsCommand(args: string[]): Promise<number> {
   return 0;
 }
 
-/** Parses `SCORER[:FIELD][@THRESHOLD]`. */
-function matrixSpec(text: string): { scorer: string; field?: string; threshold?: number } {
-  const match = text.match(/^([^:@]+(?::[^:@]+)?)(?:@(-?\d+(?:\.\d+)?))?$/);
+/** Parses `SCORER[:FIELD][@THRESHOLD]` (a `human:NAME` scorer keeps its colon). */
+export function matrixSpec(text: string): { scorer: string; field?: string; threshold?: number } {
+  const match = text.match(/^([^:@]+(?::[^:@]+){0,2})(?:@(-?\d+(?:\.\d+)?))?$/);
   if (!match) throw new ConfigError(`--matrix: expected SCORER[:FIELD][@THRESHOLD], got "${text}"`);
-  // Scorer names may hold one colon (human:experts); a field follows a second one.
   const parts = match[1].split(":");
-  const human = parts[0] === "human";
-  const scorer = human ? parts.slice(0, 2).join(":") : parts[0];
-  const field = human ? parts[2] : parts[1];
-  return { scorer, field, threshold: match[2] === undefined ? undefined : Number(match[2]) };
+  const named = parts[0] === "human" ? 2 : 1;
+  if (parts.length > named + 1) throw new ConfigError(`--matrix: too many colons in "${text}"`);
+  const threshold = match[2] === undefined ? undefined : Number(match[2]);
+  return { scorer: parts.slice(0, named).join(":"), field: parts[named], threshold };
 }
 
 /** `collect`: returns the exit code. */
