@@ -1,7 +1,8 @@
 /**
  * Experimental conditions: the baseline and the ablations `eval` can run beside it in the same run store
- * (`--ablation cot`, `--ablation pivot:en`, `--ablation perturb:homophone@0.12`). A condition changes the
- * solver (CoT, pivot translation) or the samples (perturbations); outputs and scores are stored under its
+ * (`--ablation cot`, `--ablation pivot:en`, `--ablation role`, `--ablation fewshot:5`,
+ * `--ablation perturb:homophone@0.12`). A condition changes the solver (CoT, pivot translation, role
+ * prompting, few-shot exemplars) or the samples (perturbations); outputs and scores are stored under its
  * name, so tables can set conditions side by side and pair them sample by sample.
  * @module
  */
@@ -9,15 +10,21 @@ import { ConfigError } from "../core/errors.ts";
 import type { Sample } from "../core/sample.ts";
 import type { Solver, Task } from "../core/task.ts";
 import { cotSolver } from "../solvers/cot.ts";
-import { pivotSolver } from "../solvers/pivot.ts";
+import { DEFAULT_SHOTS, fewShotSolver, plainTextKey, TRAIN_SPLIT } from "../solvers/few_shot.ts";
+import { languageName, pivotSolver } from "../solvers/pivot.ts";
+import { roleSolver } from "../solvers/role.ts";
 import { parsePerturbSpec, perturbSample, type PerturbSpec } from "./perturb.ts";
 
 /** One condition of a run. */
 export interface Condition {
   /** Name under which outputs and scores are stored: `default`, `cot`, `perturb:homophone@0.12`. */
   name: string;
-  /** `baseline`, `cot`, `pivot` or `perturb`. */
-  kind: "baseline" | "cot" | "pivot" | "perturb";
+  /** `baseline`, `cot`, `pivot`, `role`, `fewshot` or `perturb`. */
+  kind: "baseline" | "cot" | "pivot" | "role" | "fewshot" | "perturb";
+  /** Exemplars per question, for `fewshot`. */
+  shots?: number;
+  /** Seed of the exemplar draws, for `fewshot`. */
+  seed?: string;
   /** The perturbation, for `perturb`. */
   perturb?: PerturbSpec;
   /** The pivot language (a language code such as `en`), for `pivot`. */
@@ -39,13 +46,21 @@ export function parseAblation(text: string, seed = "0"): Condition {
     }
     return { name: `pivot:${via}`, kind: "pivot", pivot: via };
   }
+  if (text === "role") return { name: "role", kind: "role" };
+  if (text === "fewshot" || text.startsWith("fewshot:")) {
+    const k = text === "fewshot" ? DEFAULT_SHOTS : Number(text.slice("fewshot:".length));
+    if (!Number.isInteger(k) || k < 1 || k > 64) {
+      throw new ConfigError(`--ablation ${text}: expected fewshot or fewshot:K with 1 <= K <= 64`);
+    }
+    return { name: `fewshot:${k}`, kind: "fewshot", shots: k, seed };
+  }
   if (text.startsWith("perturb:")) {
     const spec = parsePerturbSpec(text.slice("perturb:".length), seed);
     const name = spec.kind === "nota" ? "perturb:nota" : `perturb:${spec.kind}@${spec.rate}`;
     return { name, kind: "perturb", perturb: spec };
   }
   throw new ConfigError(
-    `unknown ablation "${text}"; known: cot, pivot:LANG, perturb:{shape,homophone,traditional,symbol,mixed}@RATE, perturb:nota`,
+    `unknown ablation "${text}"; known: cot, pivot:LANG, role, fewshot[:K], perturb:{shape,homophone,traditional,symbol,mixed}@RATE, perturb:nota`,
   );
 }
 
@@ -55,7 +70,49 @@ export function conditionSolver(condition: Condition, task: Task): Solver {
   if (condition.kind === "pivot") {
     return pivotSolver(task.solver, { via: condition.pivot!, from: task.language });
   }
+  if (condition.kind === "role") {
+    if (!task.rolePrompting) {
+      throw new ConfigError(`--ablation role: ${task.name} has no role table (Task.rolePrompting)`);
+    }
+    return roleSolver(task.rolePrompting);
+  }
+  if (condition.kind === "fewshot") {
+    if (!task.auxiliary?.some((a) => a.name === TRAIN_SPLIT)) {
+      throw new ConfigError(
+        `--ablation ${condition.name}: ${task.name} has no ${TRAIN_SPLIT} split to draw exemplars from`,
+      );
+    }
+    return fewShotSolver(task.solver, {
+      k: condition.shots!,
+      seed: condition.seed!,
+      textKey: task.textKey ?? plainTextKey,
+    });
+  }
   return task.solver;
+}
+
+/** Returns the note a condition's summary carries about how it was run (`undefined` for none). */
+export function conditionNote(
+  condition: Condition,
+  task: Task,
+  roleLabel: (role: string) => string,
+): string | undefined {
+  switch (condition.kind) {
+    case "pivot":
+      return `pivot translation: ${languageName(task.language)} → ${languageName(condition.pivot!)} → ${
+        languageName(task.language)
+      }, question and answer translated by ${roleLabel("translator")}`;
+    case "role":
+      return `role prompting: system role chosen by ${task.rolePrompting!.field} through ${
+        task.rolePrompting!.source
+      } (fallback: ${task.rolePrompting!.fallback})`;
+    case "fewshot":
+      return `few-shot: ${condition.shots} exemplars per question drawn from the ${TRAIN_SPLIT} split (seed ${condition.seed}), duplicates of the question excluded; ids in samples.jsonl`;
+    case "cot":
+      return "chain of thought: the model is asked to reason step by step before answering";
+    default:
+      return undefined;
+  }
 }
 
 /** What applying a condition did to the samples. */

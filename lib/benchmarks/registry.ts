@@ -6,11 +6,13 @@ import { ConfigError } from "../core/errors.ts";
 import type { Task } from "../core/task.ts";
 import { createClimedBenchTask } from "./climedbench/task.ts";
 import { createLlmEvalMedTask } from "./llmeval_med/task.ts";
+import { createPerMedCqaTask } from "./permedcqa/task.ts";
 
 /** Benchmark factories by registry name. */
 export const BENCHMARKS: Record<string, () => Promise<Task>> = {
   "llmeval-med": createLlmEvalMedTask,
   climedbench: createClimedBenchTask,
+  permedcqa: createPerMedCqaTask,
 };
 
 /** Returns the task registered as `name`, or throws a {@linkcode ConfigError} listing the known names. */

@@ -41,6 +41,8 @@ export interface StoredOutput {
   text: string | null;
   /** Error message when the call failed for good. */
   error: string | null;
+  /** What the solver chose for this sample (few-shot exemplars, a role); `null` when nothing. */
+  detail?: Record<string, unknown> | null;
 }
 
 /** Whether a sample was answered in a condition, without the answer's text (what aggregations need). */

@@ -54,6 +54,7 @@ export const SummarySchema = z.object({
   ci_method: z.string(),
   notes: z.array(z.string()),
   juries: z.array(z.lazy(() => JurySchema)).optional(),
+  agreement: z.array(z.lazy(() => RaterAgreementSchema)).optional(),
 });
 
 /** The content of `summary.json`. */
@@ -104,3 +105,18 @@ export const JurySchema = z.object({
     all_agree: EstimateSchema,
   }),
 });
+
+/** zod schema of one pair of raters' agreement on one field (judge vs human, or human vs human). */
+export const RaterAgreementSchema = z.object({
+  field: z.string(),
+  level: z.enum(["nominal", "ordinal"]),
+  a: z.string(),
+  b: z.string(),
+  kind: z.enum(["judge-human", "human-human"]),
+  percent: EstimateSchema,
+  kappa: EstimateSchema,
+  weighted_kappa: EstimateSchema.nullable(),
+});
+
+/** One pair of raters' agreement on one field, as `summary.json` holds it. */
+export type RaterAgreement = z.infer<typeof RaterAgreementSchema>;

@@ -78,7 +78,9 @@ export interface SolveResult {
   /** The call that produced the answer (stored with the output). */
   callKey: string | null;
   /** The messages the conversation keeps for later turns (what the model was sent and answered). */
-  turn: ChatMessage[];
+  turn:
+    ChatMessage[]; /** What the solver chose for this sample (few-shot exemplar ids, a system role), stored with the output. */
+  detail?: Record<string, unknown>;
 }
 
 /** Turns one sample (one turn of a conversation) into an answer, calling models by role. */
@@ -146,6 +148,8 @@ export interface AuxiliaryInput {
   description: string;
   /** Path of the shipped file, relative to the project root; absent when there is none. */
   defaultPath?: string;
+  /** Finds the input beside the main data file (e.g. the train split of a split directory), if there is one. */
+  locate?(dataFile: string): Promise<string | undefined>;
   /** Reads and validates it. Throws `InputError` with a one-line message on bad input. */
   load(path: string): Promise<Sample[]>;
 }
@@ -156,10 +160,15 @@ export interface RatingField {
   name: string;
   /** Smallest allowed value. */
   min: number;
-  /** Largest allowed value. */
+  /** Largest allowed value (numeric fields; for fields with `levels`, the number of levels). */
   max: number;
   /** `true` when only whole numbers are allowed. */
   integer: boolean;
+  /**
+   * Categories of a categorical field, in order (ordinal fields from best to worst or the reverse): a cell
+   * holds one of them (or its 1-based position) and is stored as the category.
+   */
+  levels?: readonly string[];
 }
 
 /** Human ratings a task reads from the run store (imported with `deno task import-ratings`). */
@@ -170,6 +179,31 @@ export interface RatingSpec {
   fields: readonly RatingField[];
   /** The field stored as the primary value; absent when the fields only count together. */
   primary?: string;
+}
+
+/**
+ * Role prompting (`--ablation role`): a system role chosen per sample from one of its fields through a table
+ * (e.g. ICD-11 chapter → specialist), put to the model by the task's solver with that persona.
+ */
+export interface RolePrompting {
+  /** The sample field that chooses the role, e.g. `icd11`. */
+  field: string;
+  /** Role by field value. */
+  roles: Readonly<Record<string, string>>;
+  /** Role of samples whose value is missing or not in the table. */
+  fallback: string;
+  /** Where the table comes from (a path in `data/`), for notes and the manifest. */
+  source: string;
+  /** The task's solver with `role` as its persona. */
+  solver(role: string): Solver;
+}
+
+/** How a task's data is read beyond its path. */
+export interface LoadOptions {
+  /** Columns under other names: the task's column key → the file's column name (`--columns icd=ICD`). */
+  columns?: Readonly<Record<string, string>>;
+  /** The split read from a split directory (`--split`), default the task's test split. */
+  split?: string;
 }
 
 /** Everything the run store holds about one condition of a run, as aggregations read it. */
@@ -204,7 +238,13 @@ export interface Task {
   /** Default generation parameters of the model under test. */
   readonly generation: GenerationParams;
   /** Reads and validates a data file. Throws `InputError` with a one-line message on bad input. */
-  load(path: string): Promise<Sample[]>;
+  load(path: string, options?: LoadOptions): Promise<Sample[]>;
+  /** The file `load` reads for `path` (a split directory resolves to its split's file); default `path`. */
+  dataFile?(path: string, options?: LoadOptions): Promise<string>;
+  /** The comparison key of a question's text (few-shot duplicate checks); default: whitespace-collapsed NFKC. */
+  textKey?(text: string): string;
+  /** Role prompting, when the task has a role table. */
+  readonly rolePrompting?: RolePrompting;
   /** The prompt pipeline. */
   readonly solver: Solver;
   /** The chain-of-thought variant of the solver (`--ablation cot`); default: {@linkcode Solver} + a generic instruction. */

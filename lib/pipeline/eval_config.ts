@@ -24,6 +24,10 @@ export interface EvalConfig {
   judgeRuns?: number;
   /** Data file (default: the benchmark's shipped sample). */
   data?: string;
+  /** Columns under other names, `KEY=COLUMN,...` (e.g. `icd=ICD11,type=QType`), for benchmarks that take it. */
+  columns?: string;
+  /** Split read from a split directory (e.g. `test`, `eval`), for benchmarks that take it. */
+  split?: string;
   /** Evaluate at most this many samples (whole conversations, in file order). */
   limit?: number;
   /** Model requests in flight (default 8). */

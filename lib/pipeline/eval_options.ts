@@ -115,6 +115,24 @@ export const EVAL_OPTIONS: readonly EvalOption[] = [
     help: "data file (default: the sample the project ships)",
   },
   {
+    flag: "columns",
+    key: "columns",
+    kind: "string",
+    value: "KEY=COLUMN,...",
+    scope: "benchmark",
+    section: "data and output",
+    help: "read annotation columns under other names, e.g. icd=ICD11,type=QType",
+  },
+  {
+    flag: "split",
+    key: "split",
+    kind: "string",
+    value: "NAME",
+    scope: "benchmark",
+    section: "data and output",
+    help: "split read when --data is a split directory (default test)",
+  },
+  {
     flag: "limit",
     key: "limit",
     kind: "integer",
@@ -199,7 +217,8 @@ export const EVAL_OPTIONS: readonly EvalOption[] = [
     section: "ablations",
     help: "condition beside the baseline, repeatable: cot, perturb:KIND[@RATE] " +
       "(KIND shape, homophone, traditional, symbol, mixed; rate default 0.12), perturb:nota, " +
-      "pivot:LANG (asked through LANG by --translator, answers translated back)",
+      "pivot:LANG (asked through LANG by --translator, answers translated back), role (system role per " +
+      "sample from the benchmark's role table), fewshot[:K] (K train exemplars, default 5)",
   },
   {
     flag: "perturb-seed",
@@ -209,7 +228,7 @@ export const EVAL_OPTIONS: readonly EvalOption[] = [
     min: 0,
     scope: "common",
     section: "ablations",
-    help: "seed of the perturbations (default 0)",
+    help: "seed of the perturbations and few-shot draws (default 0)",
   },
   {
     flag: "buckets",

@@ -78,6 +78,7 @@ export async function evaluate(options: EvaluateOptions): Promise<EvaluateResult
           callKey: solved.callKey,
           text: solved.answer,
           error: null,
+          detail: solved.detail ?? null,
         });
         progress?.tick();
         history.push(...solved.turn);

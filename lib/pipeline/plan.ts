@@ -19,7 +19,7 @@ import { ConfigError } from "../core/errors.ts";
 import { pathExists, projectPath } from "../core/fs.ts";
 import { hashFile, hashValue } from "../core/hash.ts";
 import { type Sample, toConversations } from "../core/sample.ts";
-import type { RatingSpec, Task } from "../core/task.ts";
+import type { LoadOptions, RatingSpec, Task } from "../core/task.ts";
 import { readBytes } from "../core/text_file.ts";
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from "../providers/retry.ts";
 import { findChromium } from "../report/chromium.ts";
@@ -51,8 +51,15 @@ export interface AuxiliaryData {
   sha256: string;
 }
 
-/** Returns every auxiliary input the task declares, from `--aux NAME=PATH` or the shipped file. */
-async function loadAuxiliary(task: Task, given: string[] | undefined): Promise<Map<string, AuxiliaryData>> {
+/**
+ * Returns every auxiliary input the task declares, from `--aux NAME=PATH`, else found beside the data file
+ * (`locate`), else the shipped file.
+ */
+async function loadAuxiliary(
+  task: Task,
+  given: string[] | undefined,
+  dataFile: string,
+): Promise<Map<string, AuxiliaryData>> {
   const paths = namedSettings(given, "aux");
   const declared = task.auxiliary ?? [];
   for (const name of paths.keys()) {
@@ -63,7 +70,8 @@ async function loadAuxiliary(task: Task, given: string[] | undefined): Promise<M
   }
   const out = new Map<string, AuxiliaryData>();
   for (const input of declared) {
-    const path = paths.get(input.name) ?? (input.defaultPath ? projectPath(input.defaultPath) : undefined);
+    const path = paths.get(input.name) ?? await input.locate?.(dataFile) ??
+      (input.defaultPath ? projectPath(input.defaultPath) : undefined);
     if (!path) {
       throw new ConfigError(`--aux: ${task.name} needs ${input.name}: pass --aux ${input.name}=PATH`);
     }
@@ -175,9 +183,37 @@ export interface EvalData {
   sha256: string;
 }
 
-/** Reads and validates `path` (default: the task's shipped sample) for {@linkcode planEval}. */
-export async function loadEvalData(task: Task, path = projectPath(task.defaultDataPath)): Promise<EvalData> {
-  return { path, samples: await task.load(path), sha256: await hashFile(path) };
+/** Returns `--columns KEY=COLUMN,...` as a record (`undefined` when not given). */
+export function parseColumns(text: string | undefined): Record<string, string> | undefined {
+  if (text === undefined) return undefined;
+  const out: Record<string, string> = {};
+  for (const part of text.split(",")) {
+    const match = part.trim().match(/^([A-Za-z_][\w-]*)=(.+)$/);
+    if (!match) throw new ConfigError(`--columns: expected KEY=COLUMN[,KEY=COLUMN...], got "${part.trim()}"`);
+    out[match[1]] = match[2].trim();
+  }
+  return out;
+}
+
+/** Returns the load options `config` gives (`--columns`, `--split`). */
+export function loadOptions(config: Pick<EvalConfig, "columns" | "split">): LoadOptions {
+  return {
+    ...(config.columns !== undefined ? { columns: parseColumns(config.columns) } : {}),
+    ...(config.split !== undefined ? { split: config.split } : {}),
+  };
+}
+
+/**
+ * Reads and validates `path` (default: the task's shipped sample) for {@linkcode planEval}; a split directory
+ * is read through the file the task resolves it to, and that file is what is hashed and recorded.
+ */
+export async function loadEvalData(
+  task: Task,
+  path = projectPath(task.defaultDataPath),
+  options: LoadOptions = {},
+): Promise<EvalData> {
+  const file = task.dataFile ? await task.dataFile(path, options) : path;
+  return { path: file, samples: await task.load(file, options), sha256: await hashFile(file) };
 }
 
 /**
@@ -192,7 +228,7 @@ export async function planEval(config: EvalConfig, data?: EvalData): Promise<Eva
   const task = await getTask(config.benchmark);
   checkEvalOptions(config, task);
   if (config.apiKeyEnv) requireEnv("api-key-env", config.apiKeyEnv);
-  const loaded = data ?? await loadEvalData(task, config.data);
+  const loaded = data ?? await loadEvalData(task, config.data, loadOptions(config));
   const samples = limitSamples(loaded.samples, config.limit);
   const judgeRuns = config.judgeRuns ?? 3;
   const perturbSeed = String(config.perturbSeed ?? 0);
@@ -221,7 +257,7 @@ export async function planEval(config: EvalConfig, data?: EvalData): Promise<Eva
   };
   const solvers = conditions.map((c) => conditionSolver(c, task));
   const { plans: roles, judges } = planRoles(config, task, solvers, samples, generation);
-  const auxiliary = await loadAuxiliary(task, config.aux);
+  const auxiliary = await loadAuxiliary(task, config.aux, loaded.path);
   let ratings: EvalPlan["ratings"];
   if (config.humanEval) {
     const [scorer, spec] = humanEvalScorer(task);

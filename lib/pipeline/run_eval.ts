@@ -16,7 +16,7 @@ import { openRunStore } from "./open_store.ts";
 import { type EvalPlan, planEval } from "./plan.ts";
 import { type EvalConfig } from "./eval_config.ts";
 import { Roles } from "./roles.ts";
-import { conditionSolver } from "../ablations/condition.ts";
+import { conditionNote, conditionSolver } from "../ablations/condition.ts";
 import { type ConditionResult, writeRunOutputs } from "./write_outputs.ts";
 
 /** What a finished run returns. */
@@ -98,7 +98,7 @@ export async function executeEval(plan: EvalPlan): Promise<EvalResult> {
         model: model.offline ? model.model : model.label,
         judge: plan.judges.length ? plan.judges.join(" + ") : null,
         condition: condition.name,
-        offline: model.offline || members("judge").some((j) => j.offline),
+        offline: plan.roles.some((r) => r.providers.some((p) => p.offline)),
         judgeRuns,
       };
       const view = readRunView(store, condition.name);
@@ -109,6 +109,8 @@ export async function executeEval(plan: EvalPlan): Promise<EvalResult> {
       ).filter((j) => j !== undefined);
       if (juries.length) summary.juries = juries;
       if (applied.achievedRate !== null) summary.notes.push(perturbationNote(entry, plan));
+      const note = conditionNote(condition, task, (role) => members(role).map((m) => m.label).join(" + "));
+      if (note) summary.notes.push(note);
       results.push({ condition, summary, rows, samples: applied.samples });
     }
     progress.finish();

@@ -57,10 +57,13 @@ export function sampleRows(
       input: inputs.get(sample.id) ?? sample.input,
       answer: output?.text ?? null,
       answer_error: output?.error ?? (output ? null : "not run"),
+      ...(output?.detail ? { solver: output.detail } : {}),
       scores: own.map((s) => ({
         scorer: s.scorer,
+        ...(s.judge ? { judge: s.judge } : {}),
         run: s.run,
         value: s.value,
+        ...(s.values ? { values: s.values } : {}),
         valid: s.valid,
         reason: s.reason,
         ...(s.detail !== null && s.detail !== undefined ? { detail: s.detail } : {}),
@@ -110,6 +113,7 @@ export function comparisonOutputs(
     for (const [name, table] of Object.entries(task.report.tables?.(results.map((r) => r.summary)) ?? {})) {
       tables[`${name}_conditions`] = table;
     }
+    figures.conditions = groupBarFigure(results.map((r) => r.summary), field, metric);
   }
   for (const other of others) {
     const id = `ablation_${safeName(other.condition.name)}`;

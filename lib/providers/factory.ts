@@ -5,9 +5,10 @@
  */
 import { ConfigError } from "../core/errors.ts";
 import type { Sample } from "../core/sample.ts";
-import { ReferenceProvider, RetrievalProvider } from "./offline.ts";
+import { IdentityTranslatorProvider, ReferenceProvider, RetrievalProvider } from "./offline.ts";
 import { OpenAIEmbeddingProvider, OpenAIProvider } from "./openai.ts";
 import { OverlapJudgeProvider } from "./overlap_judge.ts";
+import { RubricJudgeProvider } from "./rubric_judge.ts";
 import type { ChatProvider } from "./types.ts";
 
 /** Offline model names and what they are. */
@@ -19,6 +20,13 @@ export const OFFLINE_MODELS: Record<string, string> = {
 /** Offline judge names and what they are (accepted for judge roles whose scorers can read them). */
 export const OFFLINE_JUDGES: Record<string, string> = {
   "offline:overlap": "lexical bigram F1 against the reference mapped onto 1-5 (smoke test, not an LLM judge)",
+  "offline:medjudge":
+    "word overlap with the expert answer mapped onto the MedJudge rubric (smoke test, not an LLM judge)",
+};
+
+/** Offline translator names and what they are. */
+export const OFFLINE_TRANSLATORS: Record<string, string> = {
+  "offline:identity": "returns the text untranslated (runs the pivot pipeline; translates nothing)",
 };
 
 /** Settings of one provider. */
@@ -73,6 +81,8 @@ export function createProvider(settings: ProviderSettings, corpus: readonly Samp
     if (settings.model === "offline:reference") return new ReferenceProvider();
     if (settings.model === "offline:retrieval") return new RetrievalProvider(corpus);
     if (settings.model === "offline:overlap") return new OverlapJudgeProvider();
+    if (settings.model === "offline:medjudge") return new RubricJudgeProvider();
+    if (settings.model === "offline:identity") return new IdentityTranslatorProvider();
   }
   const baseUrl = resolveBaseUrl(
     settings.baseUrl,

@@ -72,3 +72,24 @@ export class RetrievalProvider implements ChatProvider {
     return Promise.resolve({ text: best.text, finishReason: "stop" });
   }
 }
+
+/**
+ * A translator stand-in that returns the text unchanged (`offline:identity`): it runs the pivot-translation
+ * pipeline end to end without a translator model, and translates nothing. Results are labelled offline.
+ */
+export class IdentityTranslatorProvider implements ChatProvider {
+  /** `offline:identity`. */
+  readonly model = "offline:identity";
+  /** Label shown in tables. */
+  readonly label = "offline:identity (returns the text untranslated)";
+  /** Always `true`. */
+  readonly offline = true;
+  /** No server, so no real limit. */
+  readonly concurrency = 64;
+
+  /** Returns the last user message unchanged. */
+  complete(request: ChatRequest): Promise<ChatResponse> {
+    const last = request.messages.findLast((m) => m.role === "user");
+    return Promise.resolve({ text: last?.content ?? "", finishReason: "stop" });
+  }
+}

@@ -51,12 +51,47 @@ export function juryTables(summary: Summary): Record<string, Table> {
   return tables;
 }
 
+/** Returns the raters' agreement table of `summary` (judge vs humans, humans vs each other), if it has one. */
+export function agreementTables(summary: Summary): Record<string, Table> {
+  const rows = summary.agreement ?? [];
+  if (rows.length === 0) return {};
+  return {
+    rater_agreement: {
+      title: `${summary.benchmark}: agreement of judge(s) and human raters, by field`,
+      columns: [
+        "field",
+        "rater A",
+        "rater B",
+        "pairs",
+        "agreement % [95% CI]",
+        "Cohen's κ [95% CI]",
+        "quadratic κ [95% CI]",
+      ],
+      rows: rows.map((r) => [
+        r.field,
+        r.a,
+        r.b,
+        r.percent.n,
+        formatEstimate(r.percent, true),
+        formatEstimate(r.kappa, false, 3),
+        r.weighted_kappa ? formatEstimate(r.weighted_kappa, false, 3) : "–",
+      ]),
+      notes: [
+        "pairs = samples both raters rated; agreement with Wilson 95% CI; κ with a paired percentile bootstrap 95% CI (2000 resamples, seeded)",
+        "quadratic-weighted κ for ordinal fields only",
+        ...summaryNotes(summary),
+      ],
+    },
+  };
+}
+
 /** Returns all tables of a run by file name (`overview`, `by_<field>`, juries, and the benchmark's own). */
 export function runTables(summary: Summary, spec: ReportSpec): Record<string, Table> {
   return {
     overview: overviewTable([summary], spec),
     ...groupTables(summary, spec.metrics),
     ...juryTables(summary),
+    ...agreementTables(summary),
     ...spec.tables?.([summary]),
   };
 }

@@ -1,7 +1,8 @@
 /**
  * Inter-rater agreement: Krippendorff's alpha (nominal, ordinal, interval; with a seeded unit-bootstrap
- * 95% CI), the intraclass correlations ICC(2,1) and ICC(2,k), Fleiss' and Cohen's kappa, and percent
- * agreement with a Wilson 95% interval. Pure functions.
+ * 95% CI), the intraclass correlations ICC(2,1) and ICC(2,k), Fleiss' kappa, Cohen's kappa (unweighted and
+ * linear/quadratic weighted, with a seeded pair-bootstrap 95% CI), and percent agreement with a Wilson 95%
+ * interval. Pure functions.
  *
  * Ratings come as units (items), one row per unit with one entry per rater; `null` marks a missing rating.
  * Categories are compared strictly, so `1` and `"1"` are different categories.
@@ -34,6 +35,21 @@ export interface Icc {
   single: number;
   /** ICC(2,k): reliability of the mean of the k raters' scores. */
   average: number;
+}
+
+/** Disagreement weights of {@linkcode weightedKappa}: |i − j| / (k − 1) or (i − j)² / (k − 1)². */
+export type KappaWeights = "linear" | "quadratic";
+
+/** Options of {@linkcode kappaWithCi}. */
+export interface KappaCiOptions {
+  /** Ordered categories (index = rank); required with `weights`, optional otherwise. */
+  levels?: readonly Value[];
+  /** Weighting of disagreements; without it the kappa is Cohen's unweighted kappa. */
+  weights?: KappaWeights;
+  /** Seed text; the same text gives the same interval. */
+  seed: string;
+  /** Number of bootstrap resamples (default {@linkcode RESAMPLES}). */
+  resamples?: number;
 }
 
 /** z for a two-sided 95% interval. */
@@ -308,6 +324,164 @@ export function cohenKappa(a: readonly Rating[], b: readonly Rating[]): number |
 }
 
 // ---------------------------------------------------------------------------------------------------------
+// Weighted kappa (Cohen 1968) and kappa with a bootstrap CI
+// ---------------------------------------------------------------------------------------------------------
+
+/** Two raters' ratings as category indices: pair t is (`first[t]`, `second[t]`), categories 0 … size − 1. */
+interface CodedPairs {
+  first: Int32Array;
+  second: Int32Array;
+  size: number;
+}
+
+/** Returns the complete pairs (both ratings present) of `a` and `b`; throws if their lengths differ. */
+function completePairs(a: readonly Rating[], b: readonly Rating[], caller: string): [Value, Value][] {
+  if (a.length !== b.length) throw new Error(`${caller}: ${a.length} vs ${b.length} ratings`);
+  return a.flatMap((x, i) => (x === null || b[i] === null ? [] : [[x, b[i]!] as [Value, Value]]));
+}
+
+/** Returns each level's index; throws on a repeated level. */
+function levelIndex(levels: readonly Value[], caller: string): Map<Value, number> {
+  const index = new Map<Value, number>();
+  levels.forEach((level, i) => {
+    if (index.has(level)) throw new Error(`${caller}: level ${JSON.stringify(level)} is listed twice`);
+    index.set(level, i);
+  });
+  return index;
+}
+
+/** Throws unless every present rating of `a` and `b` is one of the levels in `index`. */
+function checkLevels(
+  a: readonly Rating[],
+  b: readonly Rating[],
+  index: ReadonlyMap<Value, number>,
+  caller: string,
+): void {
+  for (const v of [...a, ...b]) {
+    if (v !== null && !index.has(v)) {
+      throw new Error(
+        `${caller}: value ${JSON.stringify(v)} is not one of the levels ${JSON.stringify([...index.keys()])}`,
+      );
+    }
+  }
+}
+
+/** Returns `pairs` coded through `index`. */
+function codePairs(pairs: readonly [Value, Value][], index: ReadonlyMap<Value, number>): CodedPairs {
+  return {
+    first: Int32Array.from(pairs, ([x]) => index.get(x)!),
+    second: Int32Array.from(pairs, ([, y]) => index.get(y)!),
+    size: index.size,
+  };
+}
+
+/** Returns the k × k disagreement weights: nominal [i ≠ j], linear |i − j|/(k − 1), quadratic (i − j)²/(k − 1)². */
+function disagreementWeights(k: number, weights: KappaWeights | "nominal"): number[][] {
+  return Array.from({ length: k }, (_, i) =>
+    Array.from({ length: k }, (_, j) => {
+      if (i === j) return 0;
+      if (weights === "nominal") return 1;
+      const d = Math.abs(i - j) / (k - 1);
+      return weights === "linear" ? d : d * d;
+    }));
+}
+
+/**
+ * Returns κ_w = 1 − Σ w·O / Σ w·E over n pairs, the t-th being pair `pick(t)` of `coded`, from counts:
+ * κ_w = 1 − n Σ w_ij c_ij / Σ w_ij r_i s_j (c = pair counts, r and s = the raters' marginal counts).
+ * Returns `null` when n = 0 or the expected disagreement Σ w·E is 0.
+ */
+function kappaOfCoded(
+  coded: CodedPairs,
+  w: readonly (readonly number[])[],
+  n: number,
+  pick: (t: number) => number,
+): number | null {
+  const k = coded.size;
+  const cells = new Float64Array(k * k), rows = new Float64Array(k), cols = new Float64Array(k);
+  for (let t = 0; t < n; t++) {
+    const p = pick(t), i = coded.first[p], j = coded.second[p];
+    cells[i * k + j]++;
+    rows[i]++;
+    cols[j]++;
+  }
+  let observed = 0, expected = 0;
+  for (let i = 0; i < k; i++) {
+    for (let j = 0; j < k; j++) {
+      observed += w[i][j] * cells[i * k + j];
+      expected += w[i][j] * rows[i] * cols[j];
+    }
+  }
+  if (n === 0 || expected === 0) return null;
+  return 1 - (n * observed) / expected;
+}
+
+/**
+ * Returns Cohen's (1968) weighted kappa of two raters over the ordered categories `levels` (a level's index is
+ * its rank): κ_w = 1 − Σ w_ij O_ij / Σ w_ij E_ij, with O the observed and E the chance-expected (product of
+ * marginals) proportions, and disagreement weights w_ij = |i − j| / (k − 1) ("linear") or
+ * (i − j)² / (k − 1)² ("quadratic"). With k = 2 levels both equal unweighted Cohen's kappa.
+ *
+ * Pairs with a `null` on either side are dropped. Returns `null` when there is no complete pair or the
+ * expected disagreement is 0 (e.g. both raters use one and the same level throughout, or k < 2).
+ * Throws if `a` and `b` differ in length, a level is listed twice, or a present rating is not in `levels`
+ * (the error names the value).
+ */
+export function weightedKappa(
+  a: readonly Rating[],
+  b: readonly Rating[],
+  levels: readonly Value[],
+  weights: KappaWeights,
+): number | null {
+  const index = levelIndex(levels, "weightedKappa");
+  checkLevels(a, b, index, "weightedKappa");
+  const coded = codePairs(completePairs(a, b, "weightedKappa"), index);
+  return kappaOfCoded(coded, disagreementWeights(index.size, weights), coded.first.length, (t) => t);
+}
+
+/** Returns the category index of `a` and `b` for {@linkcode kappaWithCi} and the weights to use with it. */
+function kappaSetup(
+  a: readonly Rating[],
+  b: readonly Rating[],
+  options: KappaCiOptions,
+): { index: Map<Value, number>; weights: KappaWeights | "nominal" } {
+  if (options.weights && !options.levels) throw new Error("kappaWithCi: weights need ordered levels");
+  if (options.levels) {
+    const index = levelIndex(options.levels, "kappaWithCi");
+    checkLevels(a, b, index, "kappaWithCi");
+    return { index, weights: options.weights ?? "nominal" };
+  }
+  const categories = new Set(completePairs(a, b, "kappaWithCi").flat());
+  return { index: new Map([...categories].map((c, i) => [c, i])), weights: "nominal" };
+}
+
+/**
+ * Returns a kappa of two raters with a 95% percentile-bootstrap CI over complete pairs: Cohen's unweighted
+ * kappa (as {@linkcode cohenKappa}), or {@linkcode weightedKappa} when `weights` and `levels` are given.
+ * `resamples` resamples of the n complete pairs are drawn with replacement from a generator seeded by `seed`;
+ * resamples on which kappa is undefined are left out. n = number of complete pairs; `value` is `null` when
+ * kappa is undefined, `ci95` is `null` then, when n < 2, or when no resample defines kappa.
+ * Throws if `weights` is given without `levels`, or in the cases where {@linkcode weightedKappa} throws.
+ */
+export function kappaWithCi(a: readonly Rating[], b: readonly Rating[], options: KappaCiOptions): Estimate {
+  const { index, weights } = kappaSetup(a, b, options);
+  const coded = codePairs(completePairs(a, b, "kappaWithCi"), index);
+  const w = disagreementWeights(index.size, weights);
+  const n = coded.first.length;
+  const value = kappaOfCoded(coded, w, n, (t) => t);
+  if (value === null || n < 2) return { value, ci95: null, n };
+  const random = mulberry32(seedFrom(options.seed));
+  const draw = () => Math.floor(random() * n);
+  const stats = new Float64Array(options.resamples ?? RESAMPLES);
+  let defined = 0;
+  for (let r = 0; r < stats.length; r++) {
+    const kappa = kappaOfCoded(coded, w, n, draw);
+    if (kappa !== null && Number.isFinite(kappa)) stats[defined++] = kappa;
+  }
+  return { value, ci95: defined > 0 ? percentileInterval(stats.subarray(0, defined)) : null, n };
+}
+
+// ---------------------------------------------------------------------------------------------------------
 // Percent agreement
 // ---------------------------------------------------------------------------------------------------------
 
@@ -330,5 +504,17 @@ export function percentAgreement(units: readonly (readonly Rating[])[]): Estimat
   const pairable = pairableUnits(units);
   const n = pairable.length;
   const agreeing = pairable.filter((unit) => unit.every((v) => v === unit[0])).length;
+  return { value: n === 0 ? null : agreeing / n, ci95: wilsonInterval(agreeing, n), n };
+}
+
+/**
+ * Returns the share of complete pairs (both ratings present) on which raters `a` and `b` give the same value,
+ * with its Wilson 95% interval; n = number of complete pairs (`value` and `ci95` are `null` when there is
+ * none). Throws if `a` and `b` differ in length.
+ */
+export function pairAgreement(a: readonly Rating[], b: readonly Rating[]): Estimate {
+  const pairs = completePairs(a, b, "pairAgreement");
+  const n = pairs.length;
+  const agreeing = pairs.filter(([x, y]) => x === y).length;
   return { value: n === 0 ? null : agreeing / n, ci95: wilsonInterval(agreeing, n), n };
 }

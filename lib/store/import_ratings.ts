@@ -20,8 +20,8 @@ export interface Rating {
   sampleId: string;
   /** Who rated. */
   rater: string;
-  /** Value per field. */
-  values: Record<string, number>;
+  /** Value per field: a number, or the category of a categorical field. */
+  values: Record<string, number | string>;
   /** Line of the file it starts on. */
   line: number;
 }
@@ -46,13 +46,32 @@ export interface ReadRatingsOptions {
 
 const ID_COLUMNS = ["sample_id", "id"];
 
-/** Returns the value of one field, checked against its declared range. */
+/** Returns the category a cell names (the category, case and `_`/space variants, or its 1-based position). */
+function levelValue(trimmed: string, levels: readonly string[]): string | undefined {
+  const squash = (t: string) => t.toLowerCase().replace(/[\s_-]+/g, "");
+  const byName = levels.find((l) => squash(l) === squash(trimmed));
+  if (byName) return byName;
+  const position = /^\d+$/.test(trimmed) ? Number(trimmed) : NaN;
+  return position >= 1 && position <= levels.length ? levels[position - 1] : undefined;
+}
+
+/** Returns the value of one field, checked against its declared range or categories. */
 function fieldValue(
   text: string | undefined,
   spec: RatingSpec["fields"][number],
   where: InputErrorPlace,
-): number {
+): number | string {
   const trimmed = (text ?? "").trim();
+  if (spec.levels) {
+    const level = levelValue(trimmed, spec.levels);
+    if (level === undefined) {
+      throw new InputError(
+        { ...where, field: spec.name },
+        `expected one of ${spec.levels.join(", ")} (or 1-${spec.levels.length}), got "${trimmed}"`,
+      );
+    }
+    return level;
+  }
   const value = Number(trimmed);
   const range = `${spec.min}..${spec.max}`;
   if (trimmed === "" || !Number.isFinite(value)) {
@@ -166,7 +185,9 @@ export function ratingScores(
     scorer,
     judge: r.rater,
     run: 1,
-    value: spec.primary ? r.values[spec.primary] : null,
+    value: spec.primary && typeof r.values[spec.primary] === "number"
+      ? r.values[spec.primary] as number
+      : null,
     values: r.values,
     valid: true,
     reason: null,

@@ -15,7 +15,7 @@ CREATE TABLE IF NOT EXISTS calls (
   key TEXT PRIMARY KEY, role TEXT NOT NULL, model TEXT NOT NULL, request TEXT NOT NULL, text TEXT NOT NULL,
   finish_reason TEXT, usage TEXT, attempts INTEGER NOT NULL, latency_ms REAL NOT NULL, created_at TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS outputs (
-  sample_id TEXT NOT NULL, condition TEXT NOT NULL, call_key TEXT, text TEXT, error TEXT,
+  sample_id TEXT NOT NULL, condition TEXT NOT NULL, call_key TEXT, text TEXT, error TEXT, detail TEXT,
   PRIMARY KEY (sample_id, condition));
 CREATE TABLE IF NOT EXISTS scores (
   sample_id TEXT NOT NULL, condition TEXT NOT NULL, scorer TEXT NOT NULL, judge TEXT NOT NULL DEFAULT '',
@@ -45,6 +45,15 @@ export class RunStore {
     this.#db.exec("PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA busy_timeout = 5000;");
     this.#migrateScores();
     this.#db.exec(SCHEMA);
+    this.#migrateOutputs();
+  }
+
+  /** Adds the `detail` column to an outputs table written before solvers recorded their choices. */
+  #migrateOutputs(): void {
+    const columns = this.#db.prepare("PRAGMA table_info(outputs)").all() as { name: string }[];
+    if (!columns.some((c) => c.name === "detail")) {
+      this.#db.exec("ALTER TABLE outputs ADD COLUMN detail TEXT");
+    }
   }
 
   /** Rebuilds a scores table of the first layout (no judge, no named values) in the current one. */
@@ -146,14 +155,22 @@ export class RunStore {
       sampleId: String(r.sample_id),
       answered: Number(r.answered) === 1,
       error: r.error === null ? null : String(r.error),
+      detail: r.detail === null || r.detail === undefined ? null : JSON.parse(String(r.detail)),
     }));
   }
 
   /** Stores the output of a sample in a condition (replacing an earlier failed one on resume). */
   putOutput(output: StoredOutput): void {
     this.#db.prepare(
-      "INSERT OR REPLACE INTO outputs (sample_id, condition, call_key, text, error) VALUES (?, ?, ?, ?, ?)",
-    ).run(output.sampleId, output.condition, output.callKey, output.text, output.error);
+      "INSERT OR REPLACE INTO outputs (sample_id, condition, call_key, text, error, detail) VALUES (?, ?, ?, ?, ?, ?)",
+    ).run(
+      output.sampleId,
+      output.condition,
+      output.callKey,
+      output.text,
+      output.error,
+      output.detail ? JSON.stringify(output.detail) : null,
+    );
   }
 
   /** Returns the stored outputs, optionally of one condition. */

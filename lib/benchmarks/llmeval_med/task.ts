@@ -9,11 +9,12 @@ import { aggregateLlmEvalMed, GROUP_FIELDS, llmEvalMedRows } from "./aggregate.t
 import { MTG_HUMAN_SCORER, MTG_RATING_SPEC } from "./human_eval.ts";
 import { loadLlmEvalMed } from "./load.ts";
 import { ANSWER_SYSTEM_PROMPT } from "./prompts.ts";
+import { llmEvalMedRolePrompting } from "./roles.ts";
 import { LLMEVAL_MED_JUDGE } from "./scorer.ts";
 
 /** Returns the LLMEval-Med task. */
-export function createLlmEvalMedTask(): Promise<Task> {
-  return Promise.resolve({
+export async function createLlmEvalMedTask(): Promise<Task> {
+  return {
     name: "llmeval-med",
     title: "LLMEval-Med",
     language: "zh",
@@ -46,7 +47,8 @@ export function createLlmEvalMedTask(): Promise<Task> {
       ],
       overall: { name: "op", label: "OP" },
     },
+    rolePrompting: await llmEvalMedRolePrompting(),
     rows: llmEvalMedRows,
     aggregate: aggregateLlmEvalMed,
-  });
+  };
 }

@@ -1,0 +1,37 @@
+/**
+ * LLMEval-Med's role table for role prompting (`--ablation role`): a physician role per category, read from
+ * `data/llmeval_med/roles.json`, and the persona that puts it in the system message.
+ * @module
+ */
+import { z } from "zod";
+import { projectPath } from "../../core/fs.ts";
+import type { RolePrompting } from "../../core/task.ts";
+import { readTextStrict } from "../../core/text_file.ts";
+import { parseRecord } from "../../core/validate.ts";
+import { chatSolver } from "../../solvers/chat.ts";
+import { CATEGORY_CODES } from "./schema.ts";
+
+/** Path of the role table, relative to the project root. */
+export const ROLE_TABLE = "data/llmeval_med/roles.json";
+
+/** The role of questions outside the table. */
+export const FALLBACK_ROLE = "physician";
+
+/** The persona; `{role}` is the role. */
+export const ROLE_PERSONA_TEMPLATE =
+  "You are an experienced {role}. Answer the user's medical question accurately and helpfully.";
+
+const RoleTableSchema = z.object(Object.fromEntries(CATEGORY_CODES.map((c) => [c, z.string().min(1)])));
+
+/** Returns LLMEval-Med's role prompting, its table read and validated (every category needs a role). */
+export async function llmEvalMedRolePrompting(): Promise<RolePrompting> {
+  const text = await readTextStrict(projectPath(ROLE_TABLE));
+  const roles = parseRecord(RoleTableSchema, JSON.parse(text), ROLE_TABLE, "table") as Record<string, string>;
+  return {
+    field: "category",
+    roles,
+    fallback: FALLBACK_ROLE,
+    source: ROLE_TABLE,
+    solver: (role) => chatSolver(ROLE_PERSONA_TEMPLATE.replace("{role}", role)),
+  };
+}

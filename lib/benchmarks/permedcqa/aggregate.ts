@@ -1,0 +1,251 @@
+/**
+ * PerMedCQA aggregation. Per answer, each judge's verdicts over runs reduce field by field to the most frequent
+ * category, then a jury's judges the same way; a tie goes to the more severe category (worse correctness, less
+ * coverage, higher impact, lower confidence), so disagreement never flatters a model. The answer is acceptable
+ * when that verdict is Correct, or Partially_correct with Negligible or Moderate impact. Answers without any
+ * valid verdict are left out of every rate (counted as unscored). Rows carry one 0/1 value per category of
+ * every rubric field, so each category's share gets its n and CI overall and per ICD-11 category, question
+ * type, sex, age band, source and ICD-11 × type cell.
+ * @module
+ */
+import type { NamedValue, StoredScore } from "../../core/records.ts";
+import type { Sample } from "../../core/sample.ts";
+import type { RunView } from "../../core/task.ts";
+import {
+  CI_METHOD,
+  type RunLabels,
+  type SampleRow,
+  type Summary,
+  summaryLabels,
+} from "../../core/summary.ts";
+import { type Rater, raterAgreement } from "../../judges/rater_agreement.ts";
+import { summarize } from "../../report/summary.ts";
+import {
+  ACCEPTABLE_RULE,
+  CLINICAL_IMPACT,
+  CONFIDENCE,
+  CORRECTNESS,
+  isAcceptable,
+  MEDJUDGE,
+  RUBRIC_FIELDS,
+} from "./scorer.ts";
+import { AGE_BANDS, GROUP_FIELDS, SEXES, SOURCES, UNKNOWN_AGE } from "./schema.ts";
+
+/** Prefix of the human rating scorers PerMedCQA reads (`human:physicians`). */
+export const HUMAN_PREFIX = "human:";
+
+/** Coverage from most to least overlap with the expert answer (the order ties are broken in). */
+const COVERAGE_SEVERITY = ["Equal", "Expert_subset", "Model_subset", "Overlap_none"] as const;
+
+/** Each field's categories from least to most severe, for tie-breaking. */
+const SEVERITY: Record<string, readonly string[]> = {
+  correctness: CORRECTNESS,
+  coverage: COVERAGE_SEVERITY,
+  clinical_impact: CLINICAL_IMPACT,
+  judge_confidence: CONFIDENCE,
+};
+
+/** A verdict's categorical fields, by value name. */
+export type RubricValues = Record<string, string>;
+
+/** Returns the most frequent of `values`; a tie goes to the category latest in `severity`. */
+export function consensus(values: readonly string[], severity: readonly string[]): string | null {
+  if (values.length === 0) return null;
+  const counts = new Map<string, number>();
+  for (const v of values) counts.set(v, (counts.get(v) ?? 0) + 1);
+  const top = Math.max(...counts.values());
+  const tied = [...counts].filter(([, c]) => c === top).map(([v]) => v);
+  return tied.reduce((a, b) => (severity.indexOf(b) > severity.indexOf(a) ? b : a));
+}
+
+/** Returns the field-by-field consensus of several verdicts (`null` when there are none). */
+export function consensusVerdict(verdicts: readonly RubricValues[]): RubricValues | null {
+  if (verdicts.length === 0) return null;
+  const out: RubricValues = {};
+  for (const field of RUBRIC_FIELDS) {
+    out[field.name] = consensus(verdicts.map((v) => v[field.name]), SEVERITY[field.name])!;
+  }
+  return out;
+}
+
+/** Returns the rubric values of a valid stored score, or `null`. */
+function rubricValues(score: StoredScore): RubricValues | null {
+  if (!score.valid || !score.values) return null;
+  const out: RubricValues = {};
+  for (const field of RUBRIC_FIELDS) {
+    const v = score.values[field.name];
+    if (typeof v !== "string") return null;
+    out[field.name] = v;
+  }
+  return out;
+}
+
+/** One answer's MedJudge result: each judge's verdict over its runs, and the jury's. */
+export interface JudgedAnswer {
+  /** Each judge's consensus over its runs (`null` when it gave no valid verdict). */
+  byJudge: Map<string, RubricValues | null>;
+  /** The jury's consensus over its judges' verdicts. */
+  verdict: RubricValues | null;
+}
+
+/** Returns the MedJudge result of one answer from its stored scores (runs above `runs` ignored). */
+export function judgeAnswer(scores: readonly StoredScore[], runs: number): JudgedAnswer {
+  const own = scores.filter((s) => s.scorer === MEDJUDGE.name && s.run <= runs);
+  const byJudge = new Map<string, RubricValues | null>();
+  for (const [judge, list] of Map.groupBy(own, (s) => s.judge ?? "")) {
+    byJudge.set(judge, consensusVerdict(list.map(rubricValues).filter((v) => v !== null)));
+  }
+  return { byJudge, verdict: consensusVerdict([...byJudge.values()].filter((v) => v !== null)) };
+}
+
+/** Metric name of one category of one field, e.g. `correctness:Correct`. */
+export function levelMetric(field: string, level: string): string {
+  return `${field}:${level}`;
+}
+
+/** Every metric a row carries: `acceptable`, then one per category of each rubric field. */
+export const METRICS: readonly string[] = [
+  "acceptable",
+  ...RUBRIC_FIELDS.flatMap((f) => f.levels.map((l) => levelMetric(f.name, l))),
+];
+
+/** Returns each answer's `acceptable` and per-category 0/1 values (all `null` when unscored). */
+export function perMedCqaRows(view: RunView, labels: RunLabels): SampleRow[] {
+  return view.samples.map((sample) => {
+    const { verdict } = judgeAnswer(view.scores.get(sample.id) ?? [], labels.judgeRuns);
+    const values: Record<string, number | null> = {
+      acceptable: verdict ? (isAcceptable(verdict.correctness, verdict.clinical_impact) ? 1 : 0) : null,
+    };
+    for (const field of RUBRIC_FIELDS) {
+      for (const level of field.levels) {
+        values[levelMetric(field.name, level)] = verdict ? (verdict[field.name] === level ? 1 : 0) : null;
+      }
+    }
+    return { id: sample.id, fields: sample.fields, values };
+  });
+}
+
+/** Returns the raters of a run: each judge (its consensus over runs) and each human rater of `human:*`. */
+export function perMedCqaRaters(view: RunView, judgeRuns: number): Rater[] {
+  const judges = new Map<string, Map<string, Record<string, NamedValue>>>();
+  const humans = new Map<string, Map<string, Record<string, NamedValue>>>();
+  for (const sample of view.samples) {
+    const scores = view.scores.get(sample.id) ?? [];
+    for (const [judge, verdict] of judgeAnswer(scores, judgeRuns).byJudge) {
+      if (!verdict) continue;
+      if (!judges.has(judge)) judges.set(judge, new Map());
+      judges.get(judge)!.set(sample.id, withAcceptable(verdict));
+    }
+    for (const score of scores.filter((s) => s.scorer.startsWith(HUMAN_PREFIX) && s.valid && s.values)) {
+      const label = score.judge || score.scorer;
+      if (!humans.has(label)) humans.set(label, new Map());
+      humans.get(label)!.set(sample.id, withAcceptable(score.values!));
+    }
+  }
+  return [
+    ...[...judges].map(([label, values]) => ({ label, kind: "judge" as const, values })),
+    ...[...humans].map(([label, values]) => ({ label, kind: "human" as const, values })),
+  ];
+}
+
+/** Adds the collapsed `acceptable` field (the paper's acceptable vs problematic) to a rater's values. */
+function withAcceptable(values: Readonly<Record<string, NamedValue>>): Record<string, NamedValue> {
+  const { correctness, clinical_impact } = values;
+  const acceptable = typeof correctness === "string" && typeof clinical_impact === "string"
+    ? (isAcceptable(correctness, clinical_impact) ? "acceptable" : "problematic")
+    : null;
+  return { ...values, acceptable };
+}
+
+/** The fields judges and physicians are compared on. */
+export const AGREEMENT_FIELDS = [
+  { name: "acceptable", levels: ["acceptable", "problematic"], ordinal: false },
+  { name: "correctness", levels: CORRECTNESS, ordinal: true },
+  { name: "coverage", levels: COVERAGE_SEVERITY, ordinal: false },
+  { name: "clinical_impact", levels: CLINICAL_IMPACT, ordinal: true },
+] as const;
+
+/** Fields the dataset statistics count by. */
+export const DATASET_FIELDS = ["icd11", "question_type", "sex", "age_band", "source"] as const;
+
+/** Prefix of the dataset counts a summary carries in `counts` (`dataset:icd11=06`). */
+export const DATASET_PREFIX = "dataset:";
+
+/** Returns the counts of `samples` by each dataset field, as `dataset:FIELD=VALUE` → n. */
+export function datasetCounts(samples: readonly Sample[]): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const field of DATASET_FIELDS) {
+    for (const sample of samples) {
+      const key = `${DATASET_PREFIX}${field}=${sample.fields[field] ?? "unknown"}`;
+      out[key] = (out[key] ?? 0) + 1;
+    }
+  }
+  return out;
+}
+
+/** Cells of the ICD-11 × question-type table with fewer answers than this are flagged. */
+export const SMALL_CELL = 10;
+
+/** Group orders: ICD-11 in chapter order, sexes, age bands and sources as tabulated. */
+export function groupOrder(icdIds: readonly string[]): Record<string, readonly string[]> {
+  return {
+    icd11: icdIds,
+    sex: SEXES,
+    age_band: [...AGE_BANDS.map((b) => b.label), UNKNOWN_AGE],
+    source: SOURCES,
+  };
+}
+
+/** Returns the PerMedCQA summary of a run from its rows. */
+export function aggregatePerMedCqa(
+  rows: readonly SampleRow[],
+  view: RunView,
+  labels: RunLabels,
+  icdIds: readonly string[],
+): Summary {
+  const seed = `${labels.benchmark}:${labels.condition}`;
+  const order = groupOrder(icdIds);
+  const main = summarize(rows, METRICS, GROUP_FIELDS.filter((f) => f !== "icd11_x_type"), { seed, order });
+  // The cross table shows the headline rate only: one estimate per cell keeps large runs fast.
+  const cross = summarize(rows, ["acceptable"], ["icd11_x_type"], { seed, order });
+  const all = [...view.scores.values()].flat().filter((s) => s.scorer === MEDJUDGE.name);
+  const answered = [...view.outputs.values()].filter((o) => o.answered).length;
+  const raters = perMedCqaRaters(view, labels.judgeRuns);
+  const agreement = raters.some((r) => r.kind === "human")
+    ? raterAgreement(raters, AGREEMENT_FIELDS, seed)
+    : undefined;
+  const notes = [
+    ACCEPTABLE_RULE,
+    `each judge's ${labels.judgeRuns} run(s) reduce to the most frequent category per field, then the judges' verdicts the same way; ties go to the more severe category`,
+    "answers without a valid verdict (judge errors, answer errors) are left out of every rate",
+    `ICD-11 × question-type cells with fewer than ${SMALL_CELL} answers are flagged as small`,
+  ];
+  if (labels.offline) {
+    notes.push(
+      "OFFLINE: model, judge or translator are offline stand-ins; these are not LLM-judged model results",
+    );
+  }
+  return {
+    ...summaryLabels(labels),
+    n: main.n,
+    metrics: main.metrics,
+    groups: { ...main.groups, ...cross.groups },
+    counts: {
+      samples: view.samples.length,
+      answered,
+      answer_errors: view.samples.length - answered,
+      judgings: all.length,
+      judge_errors: all.filter((s) => !s.valid).length,
+      unscored: rows.filter((r) => r.values.acceptable === null).length,
+      human_rated: new Set(
+        [...view.scores.values()].flat().filter((s) => s.scorer.startsWith(HUMAN_PREFIX)).map((s) =>
+          s.sampleId
+        ),
+      ).size,
+      ...datasetCounts(view.samples),
+    },
+    ci_method: CI_METHOD,
+    notes,
+    ...(agreement ? { agreement } : {}),
+  };
+}
