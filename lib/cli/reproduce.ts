@@ -22,7 +22,8 @@ import { checkNumber, evalOption } from "../pipeline/eval_options.ts";
 import { executeEval } from "../pipeline/run_eval.ts";
 import { type EvalPlan, loadEvalData, planEval } from "../pipeline/plan.ts";
 import { exportFigureSets, type FigureSet, type ImageFormat } from "../report/figures.ts";
-import { overviewTable, runFigures } from "../report/run_report.ts";
+import { groupBarFigure, overviewTable, runFigures } from "../report/run_report.ts";
+import type { Table } from "../core/report_spec.ts";
 import type { Summary } from "../core/summary.ts";
 import { groupTables, toMarkdown, writeTable } from "../report/tables.ts";
 import { downloadedPath, DOWNLOADS } from "./download.ts";
@@ -91,14 +92,36 @@ interface BenchmarkPlan {
   runs: { model: string; plan: EvalPlan }[];
 }
 
+/** The offline judge stand-in every judge scorer of `task` can read (default `offline:overlap`). */
+function offlineJudgeOf(task: Task): string {
+  const judged = task.scorers.filter((s) => s.roles.includes("judge"));
+  const shared = judged[0]?.offline?.find((name) => judged.every((s) => s.offline?.includes(name)));
+  return shared ?? "offline:overlap";
+}
+
+/**
+ * The ablations shown on the offline retrieval baseline of tasks with a role table: pivot translation through
+ * English (with the `offline:identity` translator: it exercises the pipeline and translates nothing), role
+ * prompting, and few-shot when the task has a train split.
+ */
+function demoAblations(task: Task): string[] {
+  if (!task.rolePrompting) return [];
+  return [
+    ...(task.language !== "en" ? ["pivot:en"] : []),
+    "role",
+    ...(task.auxiliary?.some((a) => a.name === "train") ? ["fewshot"] : []),
+  ];
+}
+
 /** Plans one benchmark's runs (offline baselines always, real models when configured); writes nothing. */
 async function planBenchmark(name: string, task: Task, options: ReproduceOptions): Promise<BenchmarkPlan> {
   const full = await fullDataPath(name, options.dataDir);
   const data = await loadEvalData(task, full);
   const needsJudge = task.scorers.some((s) => s.roles.includes("judge"));
-  const runs: { model: string; judge?: string; real: boolean }[] = [
-    { model: "offline:reference", judge: needsJudge ? "offline:overlap" : undefined, real: false },
-    { model: "offline:retrieval", judge: needsJudge ? "offline:overlap" : undefined, real: false },
+  const offlineJudge = needsJudge ? offlineJudgeOf(task) : undefined;
+  const runs: { model: string; judge?: string; real: boolean; ablations?: string[] }[] = [
+    { model: "offline:reference", judge: offlineJudge, real: false },
+    { model: "offline:retrieval", judge: offlineJudge, real: false, ablations: demoAblations(task) },
   ];
   for (const model of options.models ?? []) {
     if (needsJudge && !options.judge) {
@@ -124,6 +147,12 @@ async function planBenchmark(name: string, task: Task, options: ReproduceOptions
         }
         : {}),
       limit: run.real ? options.limit : undefined,
+      ...(run.ablations?.length
+        ? {
+          ablations: run.ablations,
+          translator: run.ablations.some((a) => a.startsWith("pivot:")) ? "offline:identity" : undefined,
+        }
+        : {}),
       data: data.path,
       out,
       resume,
@@ -141,6 +170,7 @@ async function planBenchmark(name: string, task: Task, options: ReproduceOptions
 async function runBenchmark(planned: BenchmarkPlan, options: ReproduceOptions): Promise<BenchmarkRun> {
   const { name, task, full, needsJudge } = planned;
   const summaries: Summary[] = [];
+  const conditionRuns: { model: string; summaries: Summary[]; tables: Record<string, Table> }[] = [];
   let facts: Record<string, number> | undefined;
   for (const run of planned.runs) {
     if (options.log !== false) {
@@ -153,6 +183,9 @@ async function runBenchmark(planned: BenchmarkPlan, options: ReproduceOptions): 
       );
     }
     summaries.push(result.summary);
+    if (result.conditions.length > 1) {
+      conditionRuns.push({ model: run.model, summaries: result.conditions, tables: result.comparisons });
+    }
     // the first run (an offline baseline, never limited) saw the whole file
     if (full && !facts) facts = datasetFacts(result.samples, task.groupFields);
   }
@@ -165,12 +198,31 @@ async function runBenchmark(planned: BenchmarkPlan, options: ReproduceOptions): 
       tables.push({ id: `${safeName(summary.model)}_${field}`, table });
     }
   }
+  for (const [id, table] of Object.entries(task.report.tables?.(summaries) ?? {})) tables.push({ id, table });
+  for (const summary of summaries) {
+    for (const [id, table] of Object.entries(task.report.tables?.([summary]) ?? {})) {
+      if (summaries.length === 1 || !(id in (task.report.tables?.(summaries) ?? {}))) {
+        tables.push({ id: `${safeName(summary.model)}_${id}`, table });
+      }
+    }
+  }
+  const figures = runFigures(summaries, task.report);
+  for (const run of conditionRuns) {
+    const field = task.groupFields[0];
+    figures[`conditions_${safeName(run.model)}`] = groupBarFigure(
+      run.summaries,
+      field,
+      task.report.metrics[0],
+    );
+    for (const [id, table] of Object.entries(run.tables)) {
+      tables.push({ id: `${safeName(run.model)}_${id}`, table });
+    }
+  }
   const written = [];
   for (const { id, table } of tables) {
     const files = await writeTable(`${options.root}/${dirRel}`, id, table);
     written.push({ id, table, files: files.map((f) => f.slice(options.root.length + 1)) });
   }
-  const figures = runFigures(summaries, task.report);
   const dataNote = full
     ? `Data: the full data set (${summaries[0].n} samples).`
     : `Data: the sample the project ships (${

@@ -5,6 +5,7 @@
  * @module
  */
 import type { Summary } from "../core/summary.ts";
+import type { Table } from "../core/report_spec.ts";
 import type { RunLabels } from "../core/summary.ts";
 import type { Sample } from "../core/sample.ts";
 import { isJudgeScorer } from "../judges/judge_scorer.ts";
@@ -25,6 +26,8 @@ export interface EvalResult {
   summary: Summary;
   /** Every condition's summary, baseline first. */
   conditions: Summary[];
+  /** Tables comparing the conditions with the baseline (paired differences), by file name. */
+  comparisons: Record<string, Table>;
   /** Output directory. */
   out: string;
   /** Answers that failed for good plus scores whose calls failed for good (0 = complete run). */
@@ -114,7 +117,7 @@ export async function executeEval(plan: EvalPlan): Promise<EvalResult> {
       results.push({ condition, summary, rows, samples: applied.samples });
     }
     progress.finish();
-    await writeRunOutputs({
+    const comparisons = await writeRunOutputs({
       out: config.out,
       task,
       store,
@@ -125,6 +128,7 @@ export async function executeEval(plan: EvalPlan): Promise<EvalResult> {
     return {
       summary: results[0].summary,
       conditions: results.map((r) => r.summary),
+      comparisons,
       out: config.out,
       failures,
       calls: roles.stats(),

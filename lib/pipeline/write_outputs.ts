@@ -152,8 +152,8 @@ export function comparisonOutputs(
   return { tables, figures };
 }
 
-/** Writes every output of a run into `out`. */
-export async function writeRunOutputs(outputs: RunOutputs): Promise<void> {
+/** Writes every output of a run into `out`; returns the tables comparing its conditions (empty for one). */
+export async function writeRunOutputs(outputs: RunOutputs): Promise<Record<string, Table>> {
   const { out, task, store, results, render } = outputs;
   const base = results[0];
   await writeSummary(out, store, base);
@@ -176,4 +176,5 @@ export async function writeRunOutputs(outputs: RunOutputs): Promise<void> {
     render,
   );
   await exportStore(store, `${out}/log`);
+  return comparison.tables;
 }

@@ -155,7 +155,6 @@ export class RunStore {
       sampleId: String(r.sample_id),
       answered: Number(r.answered) === 1,
       error: r.error === null ? null : String(r.error),
-      detail: r.detail === null || r.detail === undefined ? null : JSON.parse(String(r.detail)),
     }));
   }
 
@@ -181,6 +180,7 @@ export class RunStore {
       callKey: r.call_key === null ? null : String(r.call_key),
       text: r.text === null ? null : String(r.text),
       error: r.error === null ? null : String(r.error),
+      detail: r.detail === null || r.detail === undefined ? null : JSON.parse(String(r.detail)),
     }));
   }
 
