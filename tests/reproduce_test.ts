@@ -4,6 +4,8 @@ import { walkFiles } from "./walk.ts";
 import { reproduce, reproduceEnv } from "../lib/cli/reproduce.ts";
 import { SummarySchema } from "../lib/core/summary.ts";
 import { scriptedReply } from "./fake_judge.ts";
+import { medJudgeReply } from "./fake_medjudge.ts";
+import { MODEL_ANSWER_HEADING } from "../lib/benchmarks/permedcqa/prompts.ts";
 import { startFakeServer } from "./fake_server.ts";
 
 /** Hashes of every file under `root/reports` and every SVG/HTML figure under `root/figures`, by relative path. */
@@ -73,7 +75,13 @@ Deno.test({
 Deno.test({
   name: "reproduce with real models: runs them on every benchmark and puts them beside the paper's rows",
   async fn() {
-    const server = await startFakeServer({ reply: scriptedReply });
+    // LLMEval-Med's judge by its script; PerMedCQA's MedJudge by its own.
+    const server = await startFakeServer({
+      reply: (body) =>
+        JSON.stringify(body.messages).includes(MODEL_ANSWER_HEADING)
+          ? medJudgeReply(body)
+          : scriptedReply(body),
+    });
     const SECRET = "sk-reproduce-test-0123456789abcdef";
     Deno.env.set("OPENAI_API_KEY", SECRET);
     const root = await Deno.makeTempDir();
@@ -114,11 +122,13 @@ Deno.test({
       const answerCalls = server.requests.filter((r) =>
         (r.body as { model?: string })?.model === "fake-model"
       );
-      // One answer per sample of every registered benchmark (CliMedBench runs beside LLMEval-Med).
-      const climed = SummarySchema.parse(
-        JSON.parse(await Deno.readTextFile(`${root}/runs/reproduce/climedbench/fake-model/summary.json`)),
-      );
-      assertEquals(answerCalls.length, summary.n + climed.n);
+      // One answer per sample of every registered benchmark (CliMedBench and PerMedCQA run beside LLMEval-Med).
+      const others = await Promise.all(["climedbench", "permedcqa"].map(async (name) =>
+        SummarySchema.parse(
+          JSON.parse(await Deno.readTextFile(`${root}/runs/reproduce/${name}/fake-model/summary.json`)),
+        ).n
+      ));
+      assertEquals(answerCalls.length, summary.n + others[0] + others[1]);
       assert(server.requests.every((r) => r.authorization === `Bearer ${SECRET}`));
       for await (const entry of Deno.readDir(`${root}/reports/runs/llmeval-med`)) {
         const text = await Deno.readTextFile(`${root}/reports/runs/llmeval-med/${entry.name}`);

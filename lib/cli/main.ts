@@ -1,5 +1,5 @@
 /**
- * The `medeval` command line: `eval`, `reproduce`, `download`, `import-ratings`, `collect`. Bad settings and bad input end with one line
+ * The `medeval` command line: `eval`, `reproduce`, `download`, `import-ratings`, `collect`, `tag`. Bad settings and bad input end with one line
  * on standard error and exit code 2; an incomplete run (calls that failed for good) with exit code 1.
  * @module
  */
@@ -9,6 +9,7 @@ import { ConfigError, InputError } from "../core/errors.ts";
 import { safeName } from "../core/fs.ts";
 import { checkNumber, EVAL_OPTIONS, evalOption, taskOptions } from "../pipeline/eval_options.ts";
 import { runEval } from "../pipeline/run_eval.ts";
+import { TAG_USAGE, tagCommand } from "../pipeline/tag.ts";
 import { type EvalConfig } from "../pipeline/eval_config.ts";
 import { redact } from "../providers/redact.ts";
 import { formatEstimate } from "../report/tables.ts";
@@ -28,7 +29,11 @@ async function evalUsage(benchmark?: string): Promise<string> {
     const users = tasks.filter((t) => t.flags.includes(inSection[0].flag)).map((t) => t.name);
     lines.push(`${section}${task || inSection[0].scope === "common" ? "" : ` (${users.join(", ")} only)`}:`);
     for (const o of inSection) {
-      lines.push(`${`  --${o.flag}${o.value ? ` ${o.value}` : ""}`.padEnd(30)} ${o.help}`);
+      // A benchmark's own flag in a section of common ones says whose it is.
+      const own = !task && o.scope === "benchmark" && inSection[0].scope === "common"
+        ? ` (${tasks.filter((t) => t.flags.includes(o.flag)).map((t) => t.name).join(", ")} only)`
+        : "";
+      lines.push(`${`  --${o.flag}${o.value ? ` ${o.value}` : ""}`.padEnd(30)} ${o.help}${own}`);
     }
   }
   lines.push(`${"  --help".padEnd(30)} this text; \`deno task eval <benchmark> --help\` for one benchmark`);
@@ -43,6 +48,7 @@ const USAGE = `usage:
       (or MEDEVAL_MODELS, MEDEVAL_JUDGE_MODEL, OPENAI_BASE_URL, MEDEVAL_LIMIT, MEDEVAL_DATA_DIR)
   deno task download <benchmark>
 ${RUNS_USAGE}
+${TAG_USAGE}
 benchmarks: ${Object.keys(BENCHMARKS).join(", ")}`;
 
 function numberFlag(values: Record<string, unknown>, name: string): number | undefined {
@@ -174,6 +180,8 @@ async function main(args: string[]): Promise<number> {
       return await importRatingsCommand(rest);
     case "collect":
       return await collectCommand(rest);
+    case "tag":
+      return await tagCommand(rest);
     case "download": {
       const name = rest[0];
       if (!name || !DOWNLOADS[name]) {

@@ -246,7 +246,8 @@ export const EVAL_OPTIONS: readonly EvalOption[] = [
     value: "NAME",
     scope: "benchmark",
     section: "judge",
-    help: "judge model, or offline:overlap for an offline smoke test (required: never the model itself); " +
+    help:
+      "judge model, or offline:overlap / offline:medjudge (PerMedCQA) for an offline smoke test (required: never the model itself); " +
       "repeat for a jury (each judge's verdicts, the jury's and their agreement are reported)",
   },
   {

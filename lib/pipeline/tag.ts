@@ -26,6 +26,7 @@ import { describeValue } from "../core/validate.ts";
 import { codeVersion } from "../core/version.ts";
 import { Caller } from "../providers/caller.ts";
 import { createProvider } from "../providers/factory.ts";
+import { redact } from "../providers/redact.ts";
 import type { RetryPolicy } from "../providers/retry.ts";
 import { Progress } from "../report/progress.ts";
 import { RunStore } from "../store/run_store.ts";
@@ -194,7 +195,7 @@ async function askLabels(caller: Caller, labels: PerMedCqaLabels, sample: Sample
     try {
       text = (await caller.call({ messages, ...TAG_PARAMS }, attempt)).call.text;
     } catch (err) {
-      return { reason: `call failed: ${err instanceof Error ? err.message : String(err)}` };
+      return { reason: `call failed: ${redact(err instanceof Error ? err.message : String(err))}` };
     }
     const reply = readTagReply(labels, text);
     if (reply.ok) return reply;
@@ -404,6 +405,10 @@ export function tagSummaryText(result: TagResult): string {
         `${s.failures[0].record} (id ${s.failures[0].id})); \`deno task eval permedcqa --data ` +
         `${result.taggedPath}\` stops at the first of them with a one-line error: label or remove them first.`,
     );
+    const unsent = s.failures.filter((f) => f.reason.startsWith("call failed")).length;
+    if (unsent > 0) {
+      parts.push(`${unsent} of them failed to reach the model: rerun with --resume to ask again.`);
+    }
   }
   return parts.join(" ");
 }
