@@ -1,6 +1,12 @@
 import { assert, assertAlmostEquals, assertEquals } from "@std/assert";
-import { bootstrapMean, quantileSorted } from "../lib/stats/bootstrap.ts";
-import { mulberry32 } from "../lib/stats/rng.ts";
+import {
+  binomialCdf,
+  bootstrapMean,
+  percentileInterval,
+  quantileSorted,
+  resampleMean,
+} from "../lib/stats/bootstrap.ts";
+import { mulberry32, seedFrom } from "../lib/stats/rng.ts";
 import { summarize } from "../lib/report/summary.ts";
 
 Deno.test("quantile uses linear interpolation (numpy default)", () => {
@@ -49,4 +55,27 @@ Deno.test("summarize groups by field (nulls left out) and weights overall by sam
   assertEquals(Object.keys(s.groups.d), ["easy", "hard"]);
   assertEquals(s.groups.d.easy.u.n, 0);
   assertEquals(s.groups.d.hard.u.value, 1);
+});
+
+Deno.test("bootstrap of 0/1 values: resampled counts follow Binomial(n, rate), the CI matches a direct resampling", () => {
+  // The binomial CDF against exact values: Binomial(4, 0.5) = 1, 4, 6, 4, 1 over 16.
+  const cdf = binomialCdf(4, 0.5);
+  [1, 5, 11, 15, 16].forEach((c, i) => assertAlmostEquals(cdf[i], c / 16, 1e-12));
+  // A large n does not underflow: the CDF reaches 1 and is 0.5 at the median of a symmetric case.
+  const big = binomialCdf(3513 * 2, 0.5);
+  assertAlmostEquals(big[big.length - 1], 1, 1e-12);
+  assertAlmostEquals(big[3513], 0.5 + 0.5 * (big[3513] - big[3512]), 1e-9);
+  // The interval equals (within resampling noise) the one from resampling the values themselves.
+  const values = Array.from({ length: 300 }, (_, i) => (i % 10 < 3 ? 1 : 0));
+  const fast = bootstrapMean(values, { seed: "x", resamples: 20000 }).ci95!;
+  const random = mulberry32(seedFrom("direct"));
+  const direct = new Float64Array(20000).map(() => resampleMean(values, random));
+  const slow = percentileInterval(direct);
+  assertAlmostEquals(fast[0], slow[0], 0.01);
+  assertAlmostEquals(fast[1], slow[1], 0.01);
+  // The normal approximation as a third opinion: 0.3 ± 1.96 sqrt(0.3·0.7/300).
+  const half = 1.96 * Math.sqrt(0.3 * 0.7 / 300);
+  assertAlmostEquals(fast[0], 0.3 - half, 0.01);
+  assertAlmostEquals(fast[1], 0.3 + half, 0.01);
+  assertEquals(bootstrapMean([1, 1, 1]).ci95, [1, 1]);
 });

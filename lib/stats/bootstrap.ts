@@ -50,14 +50,58 @@ export function percentileInterval(stats: Float64Array, level = 0.95): [number, 
 }
 
 /**
+ * Returns the cumulative distribution of Binomial(`n`, `p`) at 0..n. The weights are built outwards from the
+ * mode, so large n does not underflow.
+ */
+export function binomialCdf(n: number, p: number): Float64Array {
+  const weights = new Float64Array(n + 1);
+  const mode = Math.min(n, Math.floor((n + 1) * p));
+  weights[mode] = 1;
+  const odds = p / (1 - p);
+  for (let i = mode; i < n && weights[i] > 1e-300; i++) {
+    weights[i + 1] = weights[i] * ((n - i) / (i + 1)) * odds;
+  }
+  for (let i = mode; i > 0 && weights[i] > 1e-300; i--) {
+    weights[i - 1] = weights[i] * (i / (n - i + 1)) / odds;
+  }
+  const cdf = new Float64Array(n + 1);
+  let total = 0;
+  for (let i = 0; i <= n; i++) cdf[i] = total += weights[i];
+  for (let i = 0; i <= n; i++) cdf[i] /= total;
+  return cdf;
+}
+
+/** Returns the smallest k with `cdf[k] >= u` (inverse-CDF draw). */
+function inverseCdf(cdf: Float64Array, u: number): number {
+  let lo = 0, hi = cdf.length - 1;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (cdf[mid] >= u) hi = mid;
+    else lo = mid + 1;
+  }
+  return lo;
+}
+
+/**
  * Returns the mean of `values` (a rate when values are 0/1) with a percentile-bootstrap 95% CI: `resamples`
- * resamples of size n drawn with replacement from a generator seeded by `seed`.
+ * resamples of size n drawn with replacement from a generator seeded by `seed`. For 0/1 values a resample's
+ * count of ones is Binomial(n, observed rate) exactly, so each resample is drawn as one such count (one random
+ * number instead of n): the same bootstrap distribution, at a cost that does not grow with n.
  */
 export function bootstrapMean(values: readonly number[], options: BootstrapOptions = {}): Estimate {
   const n = values.length;
   if (n === 0) return { value: null, ci95: null, n: 0 };
   const random = mulberry32(seedFrom(options.seed ?? "medeval"));
   const means = new Float64Array(options.resamples ?? RESAMPLES);
-  for (let b = 0; b < means.length; b++) means[b] = resampleMean(values, random);
-  return { value: mean(values), ci95: percentileInterval(means, options.level ?? 0.95), n };
+  const observed = mean(values);
+  if (values.every((v) => v === 0 || v === 1)) {
+    if (observed === 0 || observed === 1) means.fill(observed);
+    else {
+      const cdf = binomialCdf(n, observed);
+      for (let b = 0; b < means.length; b++) means[b] = inverseCdf(cdf, random()) / n;
+    }
+  } else {
+    for (let b = 0; b < means.length; b++) means[b] = resampleMean(values, random);
+  }
+  return { value: observed, ci95: percentileInterval(means, options.level ?? 0.95), n };
 }
