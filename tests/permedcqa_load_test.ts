@@ -121,39 +121,38 @@ Deno.test("permedcqa loader: JSONL, Parquet and --columns read the same records"
   );
 });
 
-Deno.test("permedcqa loader: bad input is one line naming file, record and column", async () => {
-  assertEquals(
-    await loadError([RECORD, { ...RECORD, instance_id: "x-2", ICD_11: "Chapter 99" }]),
+/** Bad files and the one-line error each gives (FILE stands for the file's path). */
+const BAD_INPUT: [unknown, string][] = [
+  [
+    [RECORD, { ...RECORD, instance_id: "x-2", ICD_11: "Chapter 99" }],
     'FILE: record 2 (instance_id x-2): field "ICD_11": unknown ICD-11 category string "Chapter 99"; expected a code, English or Persian name of data/permedcqa/icd11.json',
-  );
-  assertEquals(
-    await loadError([{ ...RECORD, Question_Type: "Gossip" }]),
+  ],
+  [
+    [{ ...RECORD, Question_Type: "Gossip" }],
     'FILE: record 1 (instance_id x-1): field "Question_Type": unknown question type string "Gossip"; expected a code, English or Persian name of data/permedcqa/question_types.json',
-  );
-  assertEquals(
-    await loadError([{ ...RECORD, Question: " " }]),
+  ],
+  [
+    [{ ...RECORD, Question: " " }],
     'FILE: record 1 (instance_id x-1): field "Question": expected non-empty text (found string " ")',
-  );
-  assertEquals(
-    await loadError([{ ...RECORD, Sex: "other" }]),
+  ],
+  [
+    [{ ...RECORD, Sex: "other" }],
     'FILE: record 1 (instance_id x-1): field "Sex": expected female, male or unknown (found string "other")',
-  );
-  assertEquals(
-    await loadError([{ ...RECORD, Age: "سی" }]),
+  ],
+  [
+    [{ ...RECORD, Age: "سی" }],
     'FILE: record 1 (instance_id x-1): field "Age": expected an age in years 0-120 or nothing (found string "سی")',
-  );
-  assertEquals(
-    await loadError([RECORD, RECORD]),
-    'FILE: record 2: field "instance_id": duplicate id x-1 (first at record 1)',
-  );
-  assertEquals(
-    await loadError([{ ...RECORD, instance_id: null }]),
+  ],
+  [[RECORD, RECORD], 'FILE: record 2: field "instance_id": duplicate id x-1 (first at record 1)'],
+  [
+    [{ ...RECORD, instance_id: null }],
     'FILE: record 1: field "instance_id": expected a string or integer id (found null)',
-  );
-  assertEquals(
-    await loadError({} as unknown as unknown[]),
-    "FILE: expected a JSON array of records (found object {})",
-  );
+  ],
+  [{}, "FILE: expected a JSON array of records (found object {})"],
+];
+
+Deno.test("permedcqa loader: bad input is one line naming file, record and column", async () => {
+  for (const [records, expected] of BAD_INPUT) assertEquals(await loadError(records as unknown[]), expected);
   const dir = await Deno.makeTempDir();
   const err = await assertRejects(() => perMedCqaDataFile(dir), InputError);
   assertEquals(

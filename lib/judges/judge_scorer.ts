@@ -15,6 +15,17 @@ import type { ScoreContext, Scorer, ScoreValue } from "../core/task.ts";
 import type { Reducer } from "../metrics/reducers.ts";
 import { jsonObjectIn } from "./reply_json.ts";
 
+/** The `eval` flags of a benchmark scored by a judge role (its `Task.flags` start with these). */
+export const JUDGE_FLAGS = [
+  "judge",
+  "judge-base-url",
+  "judge-api-key-env",
+  "judge-runs",
+  "judge-concurrency",
+  "judge-temperature",
+  "judge-seed",
+] as const;
+
 /** How a jury's judges are combined into one value per sample. */
 export type JuryRule = "mean" | "majority";
 

@@ -5,6 +5,7 @@
  * @module
  */
 import { clippedOverlap } from "../metrics/rouge.ts";
+import type { Sample } from "../core/sample.ts";
 import { type ChatProvider, type ChatRequest, type ChatResponse, ProviderError } from "./types.ts";
 import { charNgrams } from "../text/tokenize.ts";
 
@@ -20,6 +21,18 @@ export const OVERLAP_THRESHOLDS = [0.8, 0.6, 0.4, 0.2] as const;
 export function overlapScore(f1: number): number {
   const index = OVERLAP_THRESHOLDS.findIndex((t) => f1 >= t);
   return index === -1 ? 1 : 5 - index;
+}
+
+/**
+ * Returns the sample and the answer an offline judge grades (they ride along with the request and are never
+ * sent anywhere); throws a non-retryable {@linkcode ProviderError} when the request lacks them.
+ */
+export function judgedAnswer(request: ChatRequest, model: string): { sample: Sample; answer: string } {
+  const { sample, answer } = request;
+  if (!sample || answer === undefined) {
+    throw new ProviderError(`${model} needs the sample and the answer`, { retryable: false });
+  }
+  return { sample, answer };
 }
 
 /**
@@ -41,24 +54,23 @@ export class OverlapJudgeProvider implements ChatProvider {
    * no score, which the judge scorer records as a judge error.
    */
   complete(request: ChatRequest): Promise<ChatResponse> {
-    const { sample, answer } = request;
-    if (!sample || answer === undefined) {
-      return Promise.reject(
-        new ProviderError("offline:overlap needs the sample and the answer", { retryable: false }),
-      );
-    }
+    return Promise.try(() => this.#grade(request));
+  }
+
+  #grade(request: ChatRequest): ChatResponse {
+    const { sample, answer } = judgedAnswer(request, this.model);
     const checklist = typeof sample.extra.checklist === "string" ? sample.extra.checklist : null;
     const target = sample.reference ?? checklist;
     if (!target) {
-      return Promise.resolve({
+      return {
         text: JSON.stringify({ score: null, reason: "no reference or checklist to compare with" }),
-      });
+      };
     }
     const f1 = bigramF1(answer, target);
     const reason = `bigram F1 ${f1.toFixed(3)} against the ${sample.reference ? "reference" : "checklist"}`;
-    return Promise.resolve({
+    return {
       text: JSON.stringify({ score: overlapScore(f1), reason }),
       finishReason: "stop",
-    });
+    };
   }
 }

@@ -7,7 +7,8 @@
  */
 import { normalizePersian } from "../text/persian.ts";
 import { wordTokens } from "../text/tokenize.ts";
-import { type ChatProvider, type ChatRequest, type ChatResponse, ProviderError } from "./types.ts";
+import { judgedAnswer } from "./overlap_judge.ts";
+import type { ChatProvider, ChatRequest, ChatResponse } from "./types.ts";
 
 /** Word recall (share of the expert's distinct words the answer has) and precision (the reverse). */
 export interface WordOverlap {
@@ -80,16 +81,15 @@ export class RubricJudgeProvider implements ChatProvider {
 
   /** Grades the answer against the sample's reference; without one it replies with no verdict. */
   complete(request: ChatRequest): Promise<ChatResponse> {
-    const { sample, answer } = request;
-    if (!sample || answer === undefined) {
-      return Promise.reject(
-        new ProviderError("offline:medjudge needs the sample and the answer", { retryable: false }),
-      );
-    }
-    if (!sample.reference) return Promise.resolve({ text: "no expert answer to compare with" });
-    return Promise.resolve({
+    return Promise.try(() => this.#grade(request));
+  }
+
+  #grade(request: ChatRequest): ChatResponse {
+    const { sample, answer } = judgedAnswer(request, this.model);
+    if (!sample.reference) return { text: "no expert answer to compare with" };
+    return {
       text: JSON.stringify(overlapVerdict(wordOverlap(answer, sample.reference))),
       finishReason: "stop",
-    });
+    };
   }
 }

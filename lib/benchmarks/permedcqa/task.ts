@@ -5,6 +5,7 @@
  * judge.
  * @module
  */
+import { JUDGE_FLAGS } from "../../judges/judge_scorer.ts";
 import type { RatingSpec, Task } from "../../core/task.ts";
 import { chatSolver } from "../../solvers/chat.ts";
 import { persianKey } from "../../text/persian.ts";
@@ -40,17 +41,7 @@ export async function createPerMedCqaTask(): Promise<Task> {
     language: "fa",
     defaultDataPath: "data/permedcqa/Data",
     groupFields: GROUP_FIELDS,
-    flags: [
-      "judge",
-      "judge-base-url",
-      "judge-api-key-env",
-      "judge-runs",
-      "judge-concurrency",
-      "judge-temperature",
-      "judge-seed",
-      "columns",
-      "split",
-    ],
+    flags: [...JUDGE_FLAGS, "columns", "split"],
     description:
       "Persian consumer medical questions from online forums, answered by the model as a physician in Persian; " +
       "MedJudge (an LLM judge) compares each answer with the expert's: Correctness, Coverage, Clinical_impact, " +
