@@ -1,5 +1,6 @@
 import { assert, assertEquals, assertNotEquals, assertThrows } from "@std/assert";
 import { parseAblation } from "../lib/ablations/condition.ts";
+import { loadPerMedCqa } from "../lib/benchmarks/permedcqa/load.ts";
 import type { ChatMessage } from "../lib/core/chat.ts";
 import { ConfigError } from "../lib/core/errors.ts";
 import type { Sample } from "../lib/core/sample.ts";
@@ -152,4 +153,23 @@ Deno.test("ablation specs: role, fewshot, fewshot:K; bad K is a one-line error",
   assertEquals(parseAblation("fewshot:2").shots, 2);
   const err = assertThrows(() => parseAblation("fewshot:0"), ConfigError);
   assertEquals(err.message, "--ablation fewshot:0: expected fewshot or fewshot:K with 1 <= K <= 64");
+});
+
+Deno.test("few-shot on the shipped PerMedCQA sample: the train twin of te-0003 (Arabic ي/ك, spaced ZWNJ) is never drawn for it", async () => {
+  const dir = new URL("../data/permedcqa/Data", import.meta.url).pathname;
+  const test = await loadPerMedCqa(dir);
+  const train = await loadPerMedCqa(dir, { split: "train", requireLabels: false });
+  const target = test.find((s) => s.id === "permedcqa:te-0003")!;
+  const twin = train.find((s) => s.id === "permedcqa:tr-0017")!;
+  assertNotEquals(twin.input, target.input);
+  assertEquals(persianKey(twin.input), persianKey(target.input));
+  const all = drawExemplars(target, train, { k: train.length, seed: "0", textKey: persianKey });
+  assertEquals(all.length, train.length - 1);
+  assert(!all.some((e) => e.id === twin.id));
+  // Under the plain key the twin is not recognised: the Persian key is what excludes it.
+  assert(
+    drawExemplars(target, train, { k: train.length, seed: "0", textKey: plainTextKey }).some((e) =>
+      e.id === twin.id
+    ),
+  );
 });
