@@ -33,6 +33,7 @@ async function toyTask(): Promise<Task> {
     solver: {
       name: "few-shot",
       templates: {},
+      auxiliary: ["train"],
       async solve({ sample, history }, ctx) {
         const shots = ctx.auxiliary("train").flatMap((s) => [
           { role: "user" as const, content: s.input },

@@ -83,29 +83,58 @@ function score(judge: string, run: number, values: Record<string, string> | null
   };
 }
 
-Deno.test("judged answer: each judge over its runs, then the jury; judge errors never count", () => {
-  const v = (correctness: string, clinical_impact: string) => ({
-    correctness,
-    coverage: "Equal",
-    clinical_impact,
-    judge_confidence: "High",
-  });
+function verdictScore(
+  judge: string,
+  run: number,
+  correctness: string,
+  clinical_impact: string | null,
+): StoredScore {
+  if (clinical_impact === null) return score(judge, run, null);
+  const values = { correctness, coverage: "Equal", clinical_impact, judge_confidence: "High" };
+  const s = score(judge, run, values);
+  return { ...s, value: isAcceptable(correctness, clinical_impact) ? 1 : 0 };
+}
+
+Deno.test("judged answer: fields by consensus (ties to the more severe), acceptable by vote (ties not acceptable)", () => {
   const scores = [
-    score("A", 1, v("Correct", "Negligible")),
-    score("A", 2, v("Correct", "Moderate")),
-    score("A", 3, null),
-    score("B", 1, v("Incorrect", "Significant")),
-    score("B", 2, v("Incorrect", "Significant")),
-    score("B", 3, v("Correct", "Negligible")),
+    verdictScore("A", 1, "Correct", "Negligible"),
+    verdictScore("A", 2, "Correct", "Moderate"),
+    verdictScore("A", 3, "Correct", null), // a judge error: never counted
+    verdictScore("B", 1, "Incorrect", "Significant"),
+    verdictScore("B", 2, "Incorrect", "Significant"),
+    verdictScore("B", 3, "Correct", "Negligible"),
   ];
   const judged = judgeAnswer(scores, 3);
-  assertEquals(judged.byJudge.get("A")!.correctness, "Correct");
-  assertEquals(judged.byJudge.get("A")!.clinical_impact, "Moderate"); // tie over two runs → more severe
-  assertEquals(judged.byJudge.get("B")!.correctness, "Incorrect");
-  assertEquals(judged.verdict!.correctness, "Incorrect"); // A vs B tie → more severe
-  assertEquals(judgeAnswer(scores, 1).verdict!.correctness, "Incorrect");
-  assertEquals(judgeAnswer([score("A", 1, null)], 1).verdict, null);
+  const a = judged.byJudge.get("A")!, b = judged.byJudge.get("B")!;
+  assertEquals([a.fields.correctness, a.fields.clinical_impact, a.acceptable], ["Correct", "Moderate", 1]);
+  assertEquals([b.fields.correctness, b.acceptable], ["Incorrect", 0]);
+  // A (acceptable) vs B (not): a tie, so not acceptable; the fields' tie goes to the more severe category.
+  assertEquals([judged.verdict!.fields.correctness, judged.verdict!.acceptable], ["Incorrect", 0]);
+  assertEquals(judgeAnswer([verdictScore("A", 1, "Correct", null)], 1).verdict, null);
   assertEquals(consensusVerdict([]), null);
+});
+
+Deno.test("judged answer: two acceptable verdicts stay acceptable even when their fields combine into one that is not", () => {
+  // A: Partially_correct/Negligible (acceptable); B: Correct/Critical (acceptable by the rule). Field by field the
+  // consensus would be Partially_correct/Critical — not acceptable — but no judge said that.
+  const judged = judgeAnswer([
+    verdictScore("A", 1, "Partially_correct", "Negligible"),
+    verdictScore("B", 1, "Correct", "Critical"),
+  ], 1);
+  assertEquals(judged.verdict!.acceptable, 1);
+  // The same within one judge's runs.
+  const runs = judgeAnswer([
+    verdictScore("A", 1, "Correct", "Significant"),
+    verdictScore("A", 2, "Partially_correct", "Negligible"),
+  ], 2);
+  assertEquals(runs.verdict!.acceptable, 1);
+  // Two of three runs not acceptable: not acceptable.
+  const majority = judgeAnswer([
+    verdictScore("A", 1, "Correct", "Negligible"),
+    verdictScore("A", 2, "Incorrect", "Moderate"),
+    verdictScore("A", 3, "Contradictory", "Critical"),
+  ], 3);
+  assertEquals(majority.verdict!.acceptable, 0);
 });
 
 Deno.test("MedJudge prompt: question with title, the expert answer, the model answer, the rubric; reasoning first", () => {

@@ -2,7 +2,8 @@ import { assert, assertEquals, assertRejects } from "@std/assert";
 import { parquetWriteBuffer } from "hyparquet-writer";
 import { loadLabels, resolveLabel } from "../lib/benchmarks/permedcqa/labels.ts";
 import { loadPerMedCqa, perMedCqaDataFile } from "../lib/benchmarks/permedcqa/load.ts";
-import { InputError } from "../lib/core/errors.ts";
+import { ConfigError, InputError } from "../lib/core/errors.ts";
+import { planEval } from "../lib/pipeline/plan.ts";
 import { runCli } from "./run_cli.ts";
 
 const DATA = new URL("../data/permedcqa/Data", import.meta.url).pathname;
@@ -196,4 +197,51 @@ Deno.test("permedcqa eval: an unknown --columns key or label fails before anythi
   assertEquals(label.errors.length, 1);
   assert(label.errors[0].includes('field "ICD_11": unknown ICD-11 category string "nonsense"'));
   assertEquals([...Deno.readDirSync(out)].length, 0);
+});
+
+Deno.test("permedcqa few-shot: never from the evaluated split, never the shipped sample for the user's data; --columns reach the train split", async () => {
+  const out = await Deno.makeTempDir({ prefix: "medeval-pm-aux-" });
+  const base = {
+    benchmark: "permedcqa",
+    model: "offline:reference",
+    judge: "offline:medjudge",
+    judgeRuns: 1,
+    ablations: ["fewshot"],
+    progress: false,
+    renderFigures: false,
+  };
+  // Evaluating the train split itself: there is no other train split to draw from.
+  await assertRejects(
+    () =>
+      planEval({ ...base, data: DATA, split: "train", out: `${out}/a`, aux: [`train=${DATA}/train.json`] }),
+    ConfigError,
+    "is the evaluated data itself",
+  );
+  // The user's own file with no train split beside it: the shipped sample is not used behind their back.
+  const own = await writeJson([RECORD]);
+  await assertRejects(
+    () => planEval({ ...base, data: own, out: `${out}/b` }),
+    ConfigError,
+    "--aux: permedcqa needs train: pass --aux train=PATH",
+  );
+  // Renamed columns apply to the train split beside the data as well.
+  const dir = await Deno.makeTempDir({ prefix: "medeval-pm-cols-" });
+  const rename = (r: Record<string, unknown>) => {
+    const { Question, ...rest } = r;
+    return { ...rest, Q: Question };
+  };
+  await Deno.writeTextFile(`${dir}/test.json`, JSON.stringify([rename(RECORD)]));
+  await Deno.writeTextFile(`${dir}/train.json`, JSON.stringify([rename({ ...RECORD, instance_id: "t-1" })]));
+  const plan = await planEval({ ...base, data: dir, columns: "question=Q", out: `${out}/c` });
+  assertEquals(plan.auxiliary.get("train")!.samples[0].input, RECORD.Question);
+  assertEquals((plan.identity as { columns?: unknown }).columns, { question: "Q" });
+  // A baseline-only run reads no train split at all.
+  const baseline = await planEval({
+    ...base,
+    ablations: [],
+    data: dir,
+    columns: "question=Q",
+    out: `${out}/d`,
+  });
+  assertEquals(baseline.auxiliary.size, 0);
 });

@@ -68,7 +68,10 @@ export function parseAblation(text: string, seed = "0"): Condition {
 export function conditionSolver(condition: Condition, task: Task): Solver {
   if (condition.kind === "cot") return task.cotSolver ?? cotSolver(task.solver);
   if (condition.kind === "pivot") {
-    return pivotSolver(task.solver, { via: condition.pivot!, from: task.language });
+    return pivotSolver(task.solverIn?.(condition.pivot!) ?? task.solver, {
+      via: condition.pivot!,
+      from: task.language,
+    });
   }
   if (condition.kind === "role") {
     if (!task.rolePrompting) {

@@ -97,7 +97,7 @@ export const CI_METHOD = "percentile bootstrap over samples, 2000 resamples, see
 export const JurySchema = z.object({
   scorer: z.string(),
   judges: z.array(z.string()),
-  aggregate: z.enum(["mean", "majority"]),
+  aggregate: z.enum(["mean", "majority", "majority-low"]),
   by_judge: z.record(z.string(), z.record(z.string(), EstimateSchema)),
   agreement: z.object({
     level: z.enum(["nominal", "ordinal", "interval"]),

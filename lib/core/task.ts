@@ -78,8 +78,8 @@ export interface SolveResult {
   /** The call that produced the answer (stored with the output). */
   callKey: string | null;
   /** The messages the conversation keeps for later turns (what the model was sent and answered). */
-  turn:
-    ChatMessage[]; /** What the solver chose for this sample (few-shot exemplar ids, a system role), stored with the output. */
+  turn: ChatMessage[];
+  /** What the solver chose for this sample (few-shot exemplar ids, a system role), stored with the output. */
   detail?: Record<string, unknown>;
 }
 
@@ -91,6 +91,8 @@ export interface Solver {
   readonly templates: Record<string, string>;
   /** Roles it calls beyond `model` (e.g. `translator`); the plan requires them to be configured. */
   readonly roles?: readonly string[];
+  /** Auxiliary inputs it reads (e.g. `train` for few-shot); the plan loads them only when a solver needs them. */
+  readonly auxiliary?: readonly string[];
   /** Solves one turn. Provider failures propagate (the pipeline records them as answer errors). */
   solve(state: TaskState, ctx: SolveContext): Promise<SolveResult>;
 }
@@ -150,8 +152,8 @@ export interface AuxiliaryInput {
   defaultPath?: string;
   /** Finds the input beside the main data file (e.g. the train split of a split directory), if there is one. */
   locate?(dataFile: string): Promise<string | undefined>;
-  /** Reads and validates it. Throws `InputError` with a one-line message on bad input. */
-  load(path: string): Promise<Sample[]>;
+  /** Reads and validates it (with the run's `--columns`). Throws `InputError` with a one-line message. */
+  load(path: string, options?: LoadOptions): Promise<Sample[]>;
 }
 
 /** A field of human ratings: its name and allowed range. */
@@ -247,6 +249,11 @@ export interface Task {
   readonly rolePrompting?: RolePrompting;
   /** The prompt pipeline. */
   readonly solver: Solver;
+  /**
+   * The solver asking for answers in another language (`language`, a code such as `en`): what pivot
+   * translation wraps, so the model answers in the pivot language. Default {@linkcode Task.solver}.
+   */
+  solverIn?(language: string): Solver;
   /** The chain-of-thought variant of the solver (`--ablation cot`); default: {@linkcode Solver} + a generic instruction. */
   readonly cotSolver?: Solver;
   /** The scorers. */

@@ -26,8 +26,11 @@ export const JUDGE_FLAGS = [
   "judge-seed",
 ] as const;
 
-/** How a jury's judges are combined into one value per sample. */
-export type JuryRule = "mean" | "majority";
+/**
+ * How a jury's judges are combined into one value per sample: the mean of their values, the majority value
+ * (a tie gives no value), or the majority with a tie going to the smallest value (`majority-low`).
+ */
+export type JuryRule = "mean" | "majority" | "majority-low";
 
 /** Measurement level of a judge scorer's primary value, for the judges' agreement (Krippendorff's α). */
 export type AgreementLevel = "nominal" | "ordinal" | "interval";
@@ -56,7 +59,7 @@ export interface JudgeScorerSpec<V> {
   reason?: (verdict: V) => string;
   /** How repeated judgings of one answer by one judge reduce to one value. */
   reduce: Reducer;
-  /** How a jury's judges combine: the mean of their values, or the majority value. */
+  /** How a jury's judges combine (see {@linkcode JuryRule}). */
   jury: JuryRule;
   /** Level of the primary value for the judges' agreement. */
   agreement: AgreementLevel;

@@ -8,7 +8,7 @@
 import type { NamedValue, StoredScore } from "../core/records.ts";
 import type { Summary } from "../core/summary.ts";
 import type { RunView } from "../core/task.ts";
-import { meanOf, modeOf, reduceValues } from "../metrics/reducers.ts";
+import { meanOf, modeLowOf, modeOf, reduceValues } from "../metrics/reducers.ts";
 import { alphaWithCi, percentAgreement } from "../stats/agreement.ts";
 import { bootstrapMean } from "../stats/bootstrap.ts";
 import type { JudgeScorerSpec } from "./judge_scorer.ts";
@@ -50,6 +50,8 @@ export function judgedValue(
     ? (judged[0] ?? null)
     : spec.jury === "mean"
     ? meanOf(judged)
+    : spec.jury === "majority-low"
+    ? modeLowOf(judged)
     : modeOf(judged);
   return { value, byJudge };
 }

@@ -1,6 +1,7 @@
 /**
  * Reducers over repeated values of one sample — several judgings of one answer (epochs), or several judges of
- * a jury — into one value, as a scorer declares: `mean`, `median`, `mode`, `max` or `all-valid`. Missing values
+ * a jury — into one value, as a scorer declares: `mean`, `median`, `mode`, `mode-low` (ties to the smallest),
+ * `max` or `all-valid`. Missing values
  * (`null`: a judge error) are left out, except by `all-valid`, which gives `null` unless every value is present.
  * @module
  */
@@ -8,7 +9,7 @@ import type { NamedValue } from "../core/records.ts";
 import { mean } from "../stats/bootstrap.ts";
 
 /** The reducers a scorer can declare. */
-export const REDUCERS = ["mean", "median", "mode", "max", "all-valid"] as const;
+export const REDUCERS = ["mean", "median", "mode", "mode-low", "max", "all-valid"] as const;
 
 /** A reducer's name. */
 export type Reducer = typeof REDUCERS[number];
@@ -59,6 +60,21 @@ export function modeOf(values: readonly NamedValue[]): NamedValue {
   return tie ? null : best;
 }
 
+/**
+ * Returns the most frequent present number; when several tie, the smallest of them (for a 0/1 verdict such as
+ * "acceptable", a tie is not acceptable). `null` when there is none.
+ */
+export function modeLowOf(values: readonly NamedValue[]): number | null {
+  const counts = new Map<number, number>();
+  for (const v of numbers(values, "mode-low")) counts.set(v, (counts.get(v) ?? 0) + 1);
+  let best: number | null = null;
+  let bestCount = 0;
+  for (const [value, count] of counts) {
+    if (count > bestCount || (count === bestCount && value < best!)) [best, bestCount] = [value, count];
+  }
+  return best;
+}
+
 /** Returns `values` reduced by `reducer`. */
 export function reduceValues(values: readonly NamedValue[], reducer: Reducer): NamedValue {
   switch (reducer) {
@@ -68,6 +84,8 @@ export function reduceValues(values: readonly NamedValue[], reducer: Reducer): N
       return medianOf(values);
     case "mode":
       return modeOf(values);
+    case "mode-low":
+      return modeLowOf(values);
     case "max":
       return maxOf(values);
     case "all-valid":

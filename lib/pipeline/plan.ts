@@ -52,15 +52,17 @@ export interface AuxiliaryData {
 }
 
 /**
- * Returns every auxiliary input the task declares, from `--aux NAME=PATH`, else found beside the data file
- * (`locate`), else the shipped file.
+ * Returns the auxiliary inputs the run needs (those the conditions' solvers read, and any given with `--aux`):
+ * from `--aux NAME=PATH`, else found beside the data file (`locate`), else — only when the run reads the shipped
+ * data — the shipped file. An input that is the evaluated file itself (same path or same bytes) is an error.
  */
 async function loadAuxiliary(
   task: Task,
-  given: string[] | undefined,
-  dataFile: string,
+  config: EvalConfig,
+  data: { path: string; sha256: string },
+  needed: ReadonlySet<string>,
 ): Promise<Map<string, AuxiliaryData>> {
-  const paths = namedSettings(given, "aux");
+  const paths = namedSettings(config.aux, "aux");
   const declared = task.auxiliary ?? [];
   for (const name of paths.keys()) {
     if (!declared.some((a) => a.name === name)) {
@@ -70,14 +72,34 @@ async function loadAuxiliary(
   }
   const out = new Map<string, AuxiliaryData>();
   for (const input of declared) {
-    const path = paths.get(input.name) ?? await input.locate?.(dataFile) ??
-      (input.defaultPath ? projectPath(input.defaultPath) : undefined);
+    const given = paths.get(input.name);
+    if (!given && !needed.has(input.name)) continue;
+    const shipped = config.data === undefined && input.defaultPath
+      ? projectPath(input.defaultPath)
+      : undefined;
+    const path = given ?? await input.locate?.(data.path) ?? shipped;
     if (!path) {
       throw new ConfigError(`--aux: ${task.name} needs ${input.name}: pass --aux ${input.name}=PATH`);
     }
-    out.set(input.name, { path, samples: await input.load(path), sha256: await hashFile(path) });
+    const sha256 = await hashFile(path);
+    if (sha256 === data.sha256 || await sameFile(path, data.path)) {
+      throw new ConfigError(
+        `--aux ${input.name}: ${path} is the evaluated data itself; ${input.name} must be another file`,
+      );
+    }
+    out.set(input.name, {
+      path,
+      samples: await input.load(path, loadOptions({ columns: config.columns })),
+      sha256,
+    });
   }
   return out;
+}
+
+/** Returns `true` when `a` and `b` name the same file. */
+async function sameFile(a: string, b: string): Promise<boolean> {
+  const [x, y] = await Promise.all([Deno.realPath(a).catch(() => a), Deno.realPath(b).catch(() => b)]);
+  return x === y;
 }
 
 /** The rating scorer `--human-eval` imports into: the first the task declares. */
@@ -120,6 +142,7 @@ function runIdentity(
     samples: n,
     prompts: Object.fromEntries(Object.entries(templates).map(([k, v]) => [k, hashValue(v)])),
     ...(extra.length ? { roles: Object.fromEntries(extra.map((r) => [r.name, r.providers[0].label])) } : {}),
+    ...(config.columns !== undefined ? { columns: parseColumns(config.columns) } : {}),
     ...(resolved.auxiliary.size
       ? { auxiliary: Object.fromEntries([...resolved.auxiliary].map(([name, a]) => [name, a.sha256])) }
       : {}),
@@ -257,7 +280,8 @@ export async function planEval(config: EvalConfig, data?: EvalData): Promise<Eva
   };
   const solvers = conditions.map((c) => conditionSolver(c, task));
   const { plans: roles, judges } = planRoles(config, task, solvers, samples, generation);
-  const auxiliary = await loadAuxiliary(task, config.aux, loaded.path);
+  const needed = new Set(solvers.flatMap((solver) => solver.auxiliary ?? []));
+  const auxiliary = await loadAuxiliary(task, config, loaded, needed);
   let ratings: EvalPlan["ratings"];
   if (config.humanEval) {
     const [scorer, spec] = humanEvalScorer(task);

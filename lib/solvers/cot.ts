@@ -16,6 +16,7 @@ export function cotSolver(base: Solver, instruction = DEFAULT_COT_INSTRUCTION): 
     name: `${base.name}+cot`,
     templates: { ...base.templates, cot: instruction },
     roles: base.roles,
+    auxiliary: base.auxiliary,
     solve: (state, ctx) =>
       base.solve(
         state,

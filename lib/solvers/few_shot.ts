@@ -3,8 +3,8 @@
  * drawn from the task's `train` split (never the evaluated split), as user/assistant turns after the system
  * message. The draw is
  * seeded by the run's ablation seed and the sample id, so it is the same on every resume; exemplars without an
- * answer, or whose question is the sample's own (same id, or the same text under the task's comparison key),
- * are never drawn. The ids drawn are recorded with the output.
+ * answer, whose question is the sample's own (same id, or the same text under the task's comparison key), or
+ * that repeat an exemplar already drawn, are never drawn. The ids drawn are recorded with the output.
  * @module
  */
 import type { ChatMessage } from "../core/chat.ts";
@@ -45,7 +45,7 @@ function eligible(train: readonly Sample[]): Sample[] {
 
 /**
  * Returns `k` exemplars for `sample` from `train`: a seeded draw without replacement that skips the sample
- * itself and questions with the same key. Fewer than `k` when the split has fewer eligible samples.
+ * itself, questions with its key, and questions with the key of one already drawn. Fewer than `k` when the split has fewer eligible samples.
  */
 export function drawExemplars(
   sample: Sample,
@@ -54,7 +54,7 @@ export function drawExemplars(
 ): Sample[] {
   const pool = eligible(train);
   const random = mulberry32(seedFrom(`fewshot:${options.seed}:${sample.id}`));
-  const own = options.textKey(sample.input);
+  const seen = new Set([options.textKey(sample.input)]);
   const picked: Sample[] = [];
   // A partial Fisher–Yates shuffle over positions, so a draw costs O(k) however large the split is.
   const swapped = new Map<number, number>();
@@ -63,7 +63,9 @@ export function drawExemplars(
     const at = swapped.get(j) ?? j;
     swapped.set(j, swapped.get(i) ?? i);
     const candidate = pool[at];
-    if (candidate.id === sample.id || options.textKey(candidate.input) === own) continue;
+    const key = options.textKey(candidate.input);
+    if (candidate.id === sample.id || seen.has(key)) continue;
+    seen.add(key);
     picked.push(candidate);
   }
   return picked;
@@ -83,6 +85,7 @@ export function fewShotSolver(base: Solver, options: FewShotOptions): Solver {
     name: `fewshot:${options.k}(${base.name})`,
     templates: { ...base.templates, fewshot: `k=${options.k}; seed=${options.seed}; split=${TRAIN_SPLIT}` },
     roles: base.roles,
+    auxiliary: [...new Set([TRAIN_SPLIT, ...(base.auxiliary ?? [])])],
     async solve(state, ctx) {
       const exemplars = drawExemplars(state.sample, ctx.auxiliary(TRAIN_SPLIT), options);
       const shots = exemplarMessages(exemplars);

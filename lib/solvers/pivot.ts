@@ -59,6 +59,7 @@ export function pivotSolver(base: Solver, options: PivotOptions): Solver {
     name: `pivot:${options.via}(${base.name})`,
     templates: { ...base.templates, translate: TRANSLATE_TEMPLATE },
     roles: [...new Set(["translator", ...(base.roles ?? [])])],
+    auxiliary: base.auxiliary,
     async solve(state, ctx) {
       const question = await ctx.generate("translator", {
         messages: translationMessages(state.sample.input, options.from, options.via),

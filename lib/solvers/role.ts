@@ -33,6 +33,7 @@ export function roleSolver(spec: RolePrompting): Solver {
       role_table: JSON.stringify({ fallback: spec.fallback, ...spec.roles }),
     },
     roles: template.roles,
+    auxiliary: template.auxiliary,
     async solve(state, ctx) {
       const role = roleOf(spec, state.sample);
       const result = await solverFor(role).solve(state, ctx);

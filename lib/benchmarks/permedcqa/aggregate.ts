@@ -1,11 +1,11 @@
 /**
- * PerMedCQA aggregation. Per answer, each judge's verdicts over runs reduce field by field to the most frequent
- * category, then a jury's judges the same way; a tie goes to the more severe category (worse correctness, less
- * coverage, higher impact, lower confidence), so disagreement never flatters a model. The answer is acceptable
- * when that verdict is Correct, or Partially_correct with Negligible or Moderate impact. Answers without any
- * valid verdict are left out of every rate (counted as unscored). Rows carry one 0/1 value per category of
- * every rubric field, so each category's share gets its n and CI overall and per ICD-11 category, question
- * type, sex, age band, source and ICD-11 × type cell.
+ * PerMedCQA aggregation. An answer is **acceptable** when its verdicts vote so: each verdict is acceptable or
+ * not (Correct, or Partially_correct with Negligible or Moderate impact), each judge's runs vote, then a jury's
+ * judges vote; a tie is not acceptable. The rubric fields' distributions use each field's own consensus (most
+ * frequent category over runs, then judges; a tie goes to the more severe category), so every shown category
+ * is one some judging gave. Answers without any valid verdict are left out of every rate (counted as
+ * unscored). Rows carry one 0/1 value per category of every rubric field, so each category's share gets its n
+ * and CI overall and per ICD-11 category, question type, sex, age band, source and ICD-11 × type cell.
  * @module
  */
 import type { NamedValue, StoredScore } from "../../core/records.ts";
@@ -18,6 +18,7 @@ import {
   type Summary,
   summaryLabels,
 } from "../../core/summary.ts";
+import { judgedValue } from "../../judges/jury.ts";
 import { type Rater, raterAgreement } from "../../judges/rater_agreement.ts";
 import { summarize } from "../../report/summary.ts";
 import {
@@ -80,22 +81,39 @@ function rubricValues(score: StoredScore): RubricValues | null {
   return out;
 }
 
-/** One answer's MedJudge result: each judge's verdict over its runs, and the jury's. */
+/** One judge's (or the jury's) reading of an answer: each field's consensus and the acceptable vote. */
+export interface AnswerVerdict {
+  /** Each rubric field's consensus category. */
+  fields: RubricValues;
+  /** 1 when the verdicts vote acceptable, else 0. */
+  acceptable: number;
+}
+
+/** One answer's MedJudge result: each judge's over its runs, and the jury's. */
 export interface JudgedAnswer {
-  /** Each judge's consensus over its runs (`null` when it gave no valid verdict). */
-  byJudge: Map<string, RubricValues | null>;
-  /** The jury's consensus over its judges' verdicts. */
-  verdict: RubricValues | null;
+  /** Each judge's reading over its runs (`null` when it gave no valid verdict). */
+  byJudge: Map<string, AnswerVerdict | null>;
+  /** The jury's reading over its judges (`null` when no judge gave a valid verdict). */
+  verdict: AnswerVerdict | null;
 }
 
 /** Returns the MedJudge result of one answer from its stored scores (runs above `runs` ignored). */
 export function judgeAnswer(scores: readonly StoredScore[], runs: number): JudgedAnswer {
   const own = scores.filter((s) => s.scorer === MEDJUDGE.name && s.run <= runs);
-  const byJudge = new Map<string, RubricValues | null>();
+  // The acceptable vote is the scorer's own reducer and jury rule (as the jury report reads it).
+  const votes = judgedValue(own, MEDJUDGE.spec, runs);
+  const fieldsByJudge = new Map<string, RubricValues | null>();
   for (const [judge, list] of Map.groupBy(own, (s) => s.judge ?? "")) {
-    byJudge.set(judge, consensusVerdict(list.map(rubricValues).filter((v) => v !== null)));
+    fieldsByJudge.set(judge, consensusVerdict(list.map(rubricValues).filter((v) => v !== null)));
   }
-  return { byJudge, verdict: consensusVerdict([...byJudge.values()].filter((v) => v !== null)) };
+  const byJudge = new Map<string, AnswerVerdict | null>();
+  for (const [judge, fields] of fieldsByJudge) {
+    const acceptable = votes.byJudge.get(judge);
+    byJudge.set(judge, fields && typeof acceptable === "number" ? { fields, acceptable } : null);
+  }
+  const fields = consensusVerdict([...fieldsByJudge.values()].filter((v) => v !== null));
+  const verdict = fields && typeof votes.value === "number" ? { fields, acceptable: votes.value } : null;
+  return { byJudge, verdict };
 }
 
 /** Metric name of one category of one field, e.g. `correctness:Correct`. */
@@ -113,48 +131,56 @@ export const METRICS: readonly string[] = [
 export function perMedCqaRows(view: RunView, labels: RunLabels): SampleRow[] {
   return view.samples.map((sample) => {
     const { verdict } = judgeAnswer(view.scores.get(sample.id) ?? [], labels.judgeRuns);
-    const values: Record<string, number | null> = {
-      acceptable: verdict ? (isAcceptable(verdict.correctness, verdict.clinical_impact) ? 1 : 0) : null,
-    };
+    const values: Record<string, number | null> = { acceptable: verdict ? verdict.acceptable : null };
     for (const field of RUBRIC_FIELDS) {
       for (const level of field.levels) {
-        values[levelMetric(field.name, level)] = verdict ? (verdict[field.name] === level ? 1 : 0) : null;
+        values[levelMetric(field.name, level)] = verdict
+          ? (verdict.fields[field.name] === level ? 1 : 0)
+          : null;
       }
     }
     return { id: sample.id, fields: sample.fields, values };
   });
 }
 
-/** Returns the raters of a run: each judge (its consensus over runs) and each human rater of `human:*`. */
+/** Label of a jury's consensus among the raters. */
+export const JURY_RATER = "jury";
+
+/**
+ * Returns the raters of a run: each judge (its reading over runs), the jury when there are several judges,
+ * and each human rater of `human:*`. Values are the rubric fields plus `acceptable` (acceptable/problematic).
+ */
 export function perMedCqaRaters(view: RunView, judgeRuns: number): Rater[] {
-  const judges = new Map<string, Map<string, Record<string, NamedValue>>>();
-  const humans = new Map<string, Map<string, Record<string, NamedValue>>>();
+  const raters = new Map<
+    string,
+    { kind: "judge" | "human"; values: Map<string, Record<string, NamedValue>> }
+  >();
+  const put = (label: string, kind: "judge" | "human", id: string, values: Record<string, NamedValue>) => {
+    if (!raters.has(label)) raters.set(label, { kind, values: new Map() });
+    raters.get(label)!.values.set(id, values);
+  };
+  const asValues = (v: AnswerVerdict) => ({
+    ...v.fields,
+    acceptable: v.acceptable ? "acceptable" : "problematic",
+  });
   for (const sample of view.samples) {
     const scores = view.scores.get(sample.id) ?? [];
-    for (const [judge, verdict] of judgeAnswer(scores, judgeRuns).byJudge) {
-      if (!verdict) continue;
-      if (!judges.has(judge)) judges.set(judge, new Map());
-      judges.get(judge)!.set(sample.id, withAcceptable(verdict));
+    const judged = judgeAnswer(scores, judgeRuns);
+    for (const [judge, verdict] of judged.byJudge) {
+      if (verdict) put(judge, "judge", sample.id, asValues(verdict));
+    }
+    if (judged.byJudge.size > 1 && judged.verdict) {
+      put(JURY_RATER, "judge", sample.id, asValues(judged.verdict));
     }
     for (const score of scores.filter((s) => s.scorer.startsWith(HUMAN_PREFIX) && s.valid && s.values)) {
-      const label = score.judge || score.scorer;
-      if (!humans.has(label)) humans.set(label, new Map());
-      humans.get(label)!.set(sample.id, withAcceptable(score.values!));
+      const { correctness, clinical_impact } = score.values!;
+      const acceptable = typeof correctness === "string" && typeof clinical_impact === "string"
+        ? (isAcceptable(correctness, clinical_impact) ? "acceptable" : "problematic")
+        : null;
+      put(score.judge || score.scorer, "human", sample.id, { ...score.values!, acceptable });
     }
   }
-  return [
-    ...[...judges].map(([label, values]) => ({ label, kind: "judge" as const, values })),
-    ...[...humans].map(([label, values]) => ({ label, kind: "human" as const, values })),
-  ];
-}
-
-/** Adds the collapsed `acceptable` field (the paper's acceptable vs problematic) to a rater's values. */
-function withAcceptable(values: Readonly<Record<string, NamedValue>>): Record<string, NamedValue> {
-  const { correctness, clinical_impact } = values;
-  const acceptable = typeof correctness === "string" && typeof clinical_impact === "string"
-    ? (isAcceptable(correctness, clinical_impact) ? "acceptable" : "problematic")
-    : null;
-  return { ...values, acceptable };
+  return [...raters].map(([label, r]) => ({ label, kind: r.kind, values: r.values }));
 }
 
 /** The fields judges and physicians are compared on. */
@@ -216,7 +242,8 @@ export function aggregatePerMedCqa(
     : undefined;
   const notes = [
     ACCEPTABLE_RULE,
-    `each judge's ${labels.judgeRuns} run(s) reduce to the most frequent category per field, then the judges' verdicts the same way; ties go to the more severe category`,
+    `acceptable: each verdict votes; each judge's ${labels.judgeRuns} run(s), then the judges, by majority; a tie is not acceptable`,
+    "rubric distributions: per field, the most frequent category over runs, then over judges; a tie goes to the more severe category",
     "answers without a valid verdict (judge errors, answer errors) are left out of every rate",
     `ICD-11 × question-type cells with fewer than ${SMALL_CELL} answers are flagged as small`,
   ];

@@ -111,23 +111,29 @@ export interface PerMedCqaLabels {
 
 let cached: Promise<PerMedCqaLabels> | undefined;
 
-/** Returns the label tables, read and validated once per process. */
+/** Returns the label tables, read and validated once per process (a failed read is tried again next time). */
 export function loadLabels(): Promise<PerMedCqaLabels> {
-  cached ??= (async () => {
-    const icd = await readTable(ICD11_TABLE, IcdEntrySchema);
-    const types = await readTable(QUESTION_TYPE_TABLE, QuestionTypeSchema);
-    if (icd.length !== 28) {
-      throw new Error(`${ICD11_TABLE}: expected the 28 ICD-11 categories, found ${icd.length}`);
-    }
-    if (types.length !== 25) {
-      throw new Error(`${QUESTION_TYPE_TABLE}: expected the 25 question types, found ${types.length}`);
-    }
-    return {
-      icd: buildTable(icd, icdSpellings, ICD11_TABLE),
-      types: buildTable(types, (t) => [t.id, t.english, t.persian, ...t.aliases], QUESTION_TYPE_TABLE),
-    };
-  })();
+  cached ??= readLabels().catch((err) => {
+    cached = undefined;
+    throw err;
+  });
   return cached;
+}
+
+/** Reads and validates both tables. */
+async function readLabels(): Promise<PerMedCqaLabels> {
+  const icd = await readTable(ICD11_TABLE, IcdEntrySchema);
+  const types = await readTable(QUESTION_TYPE_TABLE, QuestionTypeSchema);
+  if (icd.length !== 28) {
+    throw new Error(`${ICD11_TABLE}: expected the 28 ICD-11 categories, found ${icd.length}`);
+  }
+  if (types.length !== 25) {
+    throw new Error(`${QUESTION_TYPE_TABLE}: expected the 25 question types, found ${types.length}`);
+  }
+  return {
+    icd: buildTable(icd, icdSpellings, ICD11_TABLE),
+    types: buildTable(types, (t) => [t.id, t.english, t.persian, ...t.aliases], QUESTION_TYPE_TABLE),
+  };
 }
 
 /** Returns the canonical id of `label` in `table`, or `undefined` when it names nothing there. */
@@ -138,7 +144,7 @@ export function resolveLabel<T extends { id: string; english: string }>(
   return table.lookup.get(labelKey(label));
 }
 
-/** Returns `id — English name` of an entry, for tables. */
+/** Returns the English name of entry `id` (the id itself when the table has no such entry), for tables. */
 export function labelName<T extends { id: string; english: string }>(
   table: LabelTable<T>,
   id: string,

@@ -11,19 +11,22 @@ import type { Sample } from "../../core/sample.ts";
 /** The persona of the baseline. */
 export const BASELINE_ROLE = "medical doctor";
 
-/** The answer persona; `{role}` is the physician's role. */
+/** The answer persona; `{role}` is the physician's role, `{language}` the language of the answer. */
 export const ANSWER_PERSONA_TEMPLATE = [
   "You are an experienced {role} answering questions that patients post on a Persian-language health forum.",
-  "Write your answer in fluent, natural Persian (Farsi).",
+  "Write your answer in fluent, natural {language}.",
   "Answer the question that was asked, directly and precisely, with concrete guidance the person can act on:",
   "the likely explanation, what to do now, and which warning signs need urgent care.",
   "Keep it focused; do not pad the answer, and do not send the person to a doctor by default — recommend an",
   "in-person visit or tests only when they are medically needed, and say why.",
 ].join(" ");
 
-/** Returns the answer persona as `role`. */
-export function answerPersona(role: string): string {
-  return ANSWER_PERSONA_TEMPLATE.replace("{role}", role);
+/** The language answers are written in, as the persona names it. */
+export const ANSWER_LANGUAGE = "Persian (Farsi)";
+
+/** Returns the answer persona as `role`, answering in `language` (default Persian). */
+export function answerPersona(role: string, language = ANSWER_LANGUAGE): string {
+  return ANSWER_PERSONA_TEMPLATE.replace("{role}", role).replace("{language}", language);
 }
 
 /** The MedJudge system prompt. */

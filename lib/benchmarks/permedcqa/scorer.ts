@@ -2,7 +2,8 @@
  * MedJudge as a structured judge scorer: the verdict is a JSON object with the rubric's three categorical
  * fields, the judge's confidence, its analysis and the facts missing or added, validated by zod (a reply that
  * does not validate is asked again, then stored as a judge error and never counted). The primary value is
- * "acceptable": Correct, or Partially_correct whose clinical impact is Negligible or Moderate.
+ * "acceptable" (1/0) of each verdict: Correct, or Partially_correct whose clinical impact is Negligible or
+ * Moderate. An answer's runs and a jury's judges then vote on it; a tie is not acceptable.
  * @module
  */
 import { z } from "zod";
@@ -83,8 +84,9 @@ export const MEDJUDGE = judgeScorer<MedJudgeVerdict>({
     judge_confidence: (v) => v.Judge_confidence,
   },
   reason: (v) => v.Brief_analysis,
-  reduce: "mode",
-  jury: "majority",
+  // A tie between runs or judges is not acceptable (the conservative reading).
+  reduce: "mode-low",
+  jury: "majority-low",
   agreement: "nominal",
   offline: ["offline:medjudge"],
   maxTokens: 2048,

@@ -8,6 +8,7 @@
 import { JUDGE_FLAGS } from "../../judges/judge_scorer.ts";
 import type { RatingSpec, Task } from "../../core/task.ts";
 import { chatSolver } from "../../solvers/chat.ts";
+import { languageName } from "../../solvers/pivot.ts";
 import { persianKey } from "../../text/persian.ts";
 import { aggregatePerMedCqa, HUMAN_PREFIX, perMedCqaRows } from "./aggregate.ts";
 import { ICD11_TABLE, loadLabels } from "./labels.ts";
@@ -34,7 +35,7 @@ export const PHYSICIAN_RATING_SPEC: RatingSpec = {
 export async function createPerMedCqaTask(): Promise<Task> {
   const labels = await loadLabels();
   const icdIds = labels.icd.entries.map((e) => e.id);
-  const persona = (role: string) => chatSolver(answerPersona(role));
+  const persona = (role: string, language?: string) => chatSolver(answerPersona(role, language));
   return {
     name: "permedcqa",
     title: "PerMedCQA",
@@ -53,20 +54,22 @@ export async function createPerMedCqaTask(): Promise<Task> {
     dataFile: perMedCqaDataFile,
     textKey: persianKey,
     solver: persona(BASELINE_ROLE),
+    solverIn: (language) => persona(BASELINE_ROLE, languageName(language)),
     scorers: [MEDJUDGE],
     auxiliary: [{
       name: "train",
-      description: "the train split few-shot exemplars are drawn from (default: train.* beside the data)",
+      description:
+        "the train split few-shot exemplars are drawn from (default: train.* beside the data; the shipped sample's with the shipped data)",
       defaultPath: "data/permedcqa/Data/train.json",
       locate: trainBeside,
-      load: (path) => loadPerMedCqa(path, { requireLabels: false }),
+      load: (path, options) => loadPerMedCqa(path, { ...options, requireLabels: false }),
     }],
     rolePrompting: {
       field: "icd11",
       roles: Object.fromEntries(labels.icd.entries.map((e) => [e.id, e.specialist])),
       fallback: BASELINE_ROLE,
       source: ICD11_TABLE,
-      solver: persona,
+      solver: (role) => persona(role),
     },
     ratings: { [PHYSICIAN_SCORER]: PHYSICIAN_RATING_SPEC },
     report: {
