@@ -4,14 +4,21 @@
  * independently of the pipeline's aggregation; a resumed run sends nothing; physicians' ratings give the
  * judge-vs-physician agreement, recomputed from the CSV.
  */
-import { assert, assertEquals, assertStringIncludes } from "@std/assert";
+import { assert, assertAlmostEquals, assertEquals, assertStringIncludes } from "@std/assert";
 import { loadLabels } from "../lib/benchmarks/permedcqa/labels.ts";
 import { loadPerMedCqa } from "../lib/benchmarks/permedcqa/load.ts";
-import { CLINICAL_IMPACT, CONFIDENCE, CORRECTNESS } from "../lib/benchmarks/permedcqa/scorer.ts";
+import { CORRECTNESS } from "../lib/benchmarks/permedcqa/scorer.ts";
+import { sha256Hex } from "../lib/core/hash.ts";
 import type { Summary } from "../lib/core/summary.ts";
 import { runEval } from "../lib/pipeline/run_eval.ts";
 import { persianKey } from "../lib/text/persian.ts";
-import { answerTag, medJudgeReply, plannedMedScore, type PlannedVerdict } from "./fake_medjudge.ts";
+import {
+  answerTag,
+  medJudgeReply,
+  plannedMedScore,
+  plannedMedVerdict,
+  type PlannedVerdict,
+} from "./fake_medjudge.ts";
 import { type FakeChatBody, startFakeServer } from "./fake_server.ts";
 import { runCli } from "./run_cli.ts";
 
@@ -20,36 +27,12 @@ const RATINGS = new URL("../data/permedcqa/physician_ratings.csv", import.meta.u
 const JUDGES = ["judge-a", "judge-b"];
 const RUNS = 2;
 
-/** The script's consensus: most frequent per field, ties to the more severe (independent re-implementation). */
-function expectedVerdict(tag: string): PlannedVerdict | null {
-  const coverageSeverity = ["Equal", "Expert_subset", "Model_subset", "Overlap_none"];
-  const severity: Record<keyof PlannedVerdict, readonly string[]> = {
-    correctness: CORRECTNESS,
-    coverage: coverageSeverity,
-    clinical_impact: CLINICAL_IMPACT,
-    judge_confidence: CONFIDENCE,
-  };
-  const vote = (values: string[], order: readonly string[]) => {
-    let best: string | null = null, bestCount = 0;
-    for (const v of values) {
-      const count = values.filter((x) => x === v).length;
-      if (count > bestCount || (count === bestCount && order.indexOf(v) > order.indexOf(best!))) {
-        best = v;
-        bestCount = count;
-      }
-    }
-    return best;
-  };
-  const combine = (verdicts: PlannedVerdict[]): PlannedVerdict | null =>
-    verdicts.length === 0 ? null : Object.fromEntries(
-      (Object.keys(severity) as (keyof PlannedVerdict)[]).map((
-        k,
-      ) => [k, vote(verdicts.map((v) => v[k]), severity[k])]),
-    ) as unknown as PlannedVerdict;
-  const perJudge = JUDGES.map((j) =>
-    combine(Array.from({ length: RUNS }, (_, r) => plannedMedScore(tag, j, r + 1)).filter((v) => v !== null))
-  ).filter((v) => v !== null);
-  return combine(perJudge);
+/** The fake model's answers depend on everything it is sent, so conditions give different answers. */
+function reply(body: FakeChatBody): string {
+  if (body.model !== "fake-model") return medJudgeReply(body);
+  return `Fake answer ${sha256Hex(JSON.stringify(body.messages)).slice(0, 8)} to: ${
+    body.messages.at(-1)!.content.slice(0, 40)
+  }`;
 }
 
 function acceptable(v: PlannedVerdict): number {
@@ -59,46 +42,113 @@ function acceptable(v: PlannedVerdict): number {
     : 0;
 }
 
+/** Majority of 0/1 votes; a tie (or no vote) is 0; `null` without votes. */
+function vote(votes: number[]): number | null {
+  if (votes.length === 0) return null;
+  const ones = votes.filter((v) => v === 1).length;
+  return ones * 2 > votes.length ? 1 : 0;
+}
+
+/** Most frequent category; a tie goes to the later (more severe) one in `order`. */
+function consensusOf(values: string[], order: readonly string[]): string | null {
+  let best: string | null = null, bestCount = 0;
+  for (const v of values) {
+    const count = values.filter((x) => x === v).length;
+    if (count > bestCount || (count === bestCount && order.indexOf(v) > order.indexOf(best!))) {
+      best = v;
+      bestCount = count;
+    }
+  }
+  return best;
+}
+
+/** The script's verdict on an answer: acceptable by votes, correctness by consensus (independent of lib/). */
+function expectedVerdict(tag: string): { acceptable: number; correctness: string } | null {
+  const perJudge = JUDGES.map((judge) => {
+    const verdicts = Array.from({ length: RUNS }, (_, r) => plannedMedScore(tag, judge, r + 1)).filter((v) =>
+      v !== null
+    );
+    if (verdicts.length === 0) return null;
+    return {
+      acceptable: vote(verdicts.map(acceptable))!,
+      correctness: consensusOf(verdicts.map((v) => v.correctness), CORRECTNESS)!,
+    };
+  }).filter((v) => v !== null);
+  if (perJudge.length === 0) return null;
+  return {
+    acceptable: vote(perJudge.map((v) => v.acceptable))!,
+    correctness: consensusOf(perJudge.map((v) => v.correctness), CORRECTNESS)!,
+  };
+}
+
 async function readJsonl(path: string): Promise<Record<string, unknown>[]> {
   return (await Deno.readTextFile(path)).trim().split("\n").map((l) => JSON.parse(l));
 }
 
-/** Recomputes acceptable overall and per ICD-11 category from a condition's samples.jsonl. */
+/** Recomputes acceptable overall and per group field, and each cross-table cell's n, from samples.jsonl. */
 async function recompute(dir: string) {
   const rows = await readJsonl(`${dir}/samples.jsonl`);
-  const byIcd = new Map<string, number[]>();
+  const groups: Record<string, Map<string, number[]>> = {
+    icd11: new Map(),
+    question_type: new Map(),
+    sex: new Map(),
+  };
+  const cells = new Map<string, number>();
   const all: number[] = [];
+  const byId = new Map<string, number>();
   let correct = 0;
   for (const row of rows) {
     const verdict = expectedVerdict(answerTag(String(row.answer))!);
     if (!verdict) continue;
-    const a = acceptable(verdict);
-    all.push(a);
+    all.push(verdict.acceptable);
+    byId.set(String(row.id), verdict.acceptable);
     if (verdict.correctness === "Correct") correct++;
-    const icd = String(row.icd11);
-    byIcd.set(icd, [...(byIcd.get(icd) ?? []), a]);
+    for (const [field, map] of Object.entries(groups)) {
+      const key = String(row[field]);
+      map.set(key, [...(map.get(key) ?? []), verdict.acceptable]);
+    }
+    const cell = `${row.icd11} × ${row.question_type}`;
+    cells.set(cell, (cells.get(cell) ?? 0) + 1);
   }
-  const mean = (xs: number[]) => xs.reduce((s, x) => s + x, 0) / xs.length;
-  return { n: all.length, acceptable: mean(all), correct: correct / all.length, byIcd, rows };
+  return { n: all.length, acceptable: mean(all), correct: correct / all.length, groups, cells, byId, rows };
+}
+
+function mean(xs: number[]): number {
+  return xs.reduce((s, x) => s + x, 0) / xs.length;
 }
 
 function checkSummary(summary: Summary, expected: Awaited<ReturnType<typeof recompute>>) {
   assertEquals(summary.metrics.acceptable.n, expected.n);
   assertEquals(summary.metrics.acceptable.value, expected.acceptable);
   assertEquals(summary.metrics["correctness:Correct"].value, expected.correct);
-  for (const [icd, values] of expected.byIcd) {
-    assertEquals(summary.groups.icd11[icd].acceptable.n, values.length, icd);
-    assertEquals(
-      summary.groups.icd11[icd].acceptable.value,
-      values.reduce((s, x) => s + x, 0) / values.length,
-    );
+  for (const [field, map] of Object.entries(expected.groups)) {
+    assertEquals(Object.keys(summary.groups[field]).sort(), [...map.keys()].sort(), field);
+    for (const [key, values] of map) {
+      assertEquals(summary.groups[field][key].acceptable.n, values.length, `${field}=${key}`);
+      assertEquals(summary.groups[field][key].acceptable.value, mean(values), `${field}=${key}`);
+    }
+  }
+  for (const [cell, n] of expected.cells) {
+    assertEquals(summary.groups.icd11_x_type[cell].acceptable.n, n, cell);
   }
   const [lo, hi] = summary.metrics.acceptable.ci95!;
   assert(lo <= expected.acceptable && expected.acceptable <= hi && lo < hi);
 }
 
+/** Cohen's κ of two raters' categories, from the definition: (po − pe) / (1 − pe). */
+function cohenKappaByHand(a: string[], b: string[]): number {
+  const n = a.length;
+  const po = a.filter((x, i) => x === b[i]).length / n;
+  const cats = [...new Set([...a, ...b])];
+  const pe = cats.reduce(
+    (s, c) => s + (a.filter((x) => x === c).length / n) * (b.filter((x) => x === c).length / n),
+    0,
+  );
+  return (po - pe) / (1 - pe);
+}
+
 Deno.test("permedcqa: baseline + pivot + role + few-shot with a 2-judge MedJudge jury, tables recomputed, resume, physicians", async () => {
-  const server = await startFakeServer({ reply: medJudgeReply });
+  const server = await startFakeServer({ reply });
   const out = await Deno.makeTempDir({ prefix: "medeval-permedcqa-" });
   const config = {
     benchmark: "permedcqa",
@@ -118,11 +168,23 @@ Deno.test("permedcqa: baseline + pivot + role + few-shot with a 2-judge MedJudge
     const train = await loadPerMedCqa(`${DATA}/train.json`, { requireLabels: false });
     const result = await runEval(config);
     assertEquals(result.conditions.map((s) => s.condition), ["default", "pivot:en", "role", "fewshot:3"]);
-    // Two translations per pivot answer; every answer judged RUNS times by each judge, plus re-asks (the fake
-    // model gives the same answer to a question under baseline, role and few-shot: those judgings are stored once).
+    // Two translations per pivot answer; every answer judged RUNS times by each judge, plus the re-asks the
+    // script causes (an unreadable first attempt), computed here from the script.
     assertEquals(result.calls.translator.sent, 2 * samples.length);
-    const judge = result.calls.judge;
-    assert(judge.sent + judge.cached >= 4 * samples.length * JUDGES.length * RUNS, JSON.stringify(judge));
+    let expectedJudgeCalls = 0;
+    for (const dir of ["", "/conditions/pivot_en", "/conditions/role", "/conditions/fewshot_3"]) {
+      for (const row of await readJsonl(`${out}${dir}/samples.jsonl`)) {
+        const tag = answerTag(String(row.answer))!;
+        for (const judge of JUDGES) {
+          for (let run = 1; run <= RUNS; run++) {
+            let attempts = 1;
+            while (attempts < 3 && plannedMedVerdict(tag, judge, run, attempts) === null) attempts++;
+            expectedJudgeCalls += attempts;
+          }
+        }
+      }
+    }
+    assertEquals(result.calls.judge.sent, expectedJudgeCalls);
 
     // Tables recomputed from the answers and the judge's script.
     const dirs = ["", "/conditions/pivot_en", "/conditions/role", "/conditions/fewshot_3"];
@@ -182,8 +244,32 @@ Deno.test("permedcqa: baseline + pivot + role + few-shot with a 2-judge MedJudge
     ) {
       await Deno.stat(`${out}/tables/${name}.md`);
     }
-    assertStringIncludes(await Deno.readTextFile(`${out}/tables/ablation_role.md`), "McNemar");
+    // McNemar's b/c for role vs baseline, counted here over the answers both conditions had judged.
+    const base = await recompute(out);
+    let b = 0, c = 0;
+    for (const [id, x] of base.byId) {
+      const y = role.byId.get(id);
+      if (y === undefined) continue;
+      if (x === 1 && y === 0) b++;
+      if (x === 0 && y === 1) c++;
+    }
+    assert(b + c > 0, "the conditions differ somewhere");
+    const allRow = (await Deno.readTextFile(`${out}/tables/ablation_role.md`)).split("\n").find((l) =>
+      l.startsWith("| all |")
+    )!;
+    assertStringIncludes(allRow, `| ${b}/${c} |`);
     await Deno.stat(`${out}/figures/conditions.html`);
+    // Pivot: the model is asked for an English answer (the persona in the pivot language), never a Persian one.
+    const english = chats.filter((b) => b.messages[0].content.includes("in fluent, natural English."));
+    assertEquals(english.length, samples.length);
+    assert(
+      english.every((b) => b.messages.at(-1)!.content.startsWith("Fake answer ")),
+      "asked the translated question",
+    );
+    assertEquals(
+      chats.filter((b) => b.messages[0].content.includes("natural Persian (Farsi).")).length,
+      3 * samples.length,
+    );
     const pivotNotes = result.conditions[1].notes.join("\n");
     assertStringIncludes(pivotNotes, "Persian → English → Persian");
     assertStringIncludes(pivotNotes, "fake-translator");
@@ -212,7 +298,12 @@ Deno.test("permedcqa: baseline + pivot + role + few-shot with a 2-judge MedJudge
     const shared = [...p1.keys()].filter((id) => p2.has(id));
     assertEquals(pp.percent.n, shared.length);
     assertEquals(pp.percent.value, shared.filter((id) => p1.get(id) === p2.get(id)).length / shared.length);
-    assert(pp.weighted_kappa !== null && pp.kappa.value !== null);
+    assertAlmostEquals(
+      pp.kappa.value!,
+      cohenKappaByHand(shared.map((id) => p1.get(id)!), shared.map((id) => p2.get(id)!)),
+      1e-12,
+    );
+    assert(pp.weighted_kappa !== null && pp.kappa.ci95 !== null);
     assert(
       agreement.some((a) => a.kind === "judge-human" && a.a.startsWith("judge-a") && a.b === "physician-1"),
     );

@@ -194,7 +194,9 @@ async function runBenchmark(planned: BenchmarkPlan, options: ReproduceOptions): 
   await Deno.remove(`${options.root}/${dirRel}`, { recursive: true }).catch(() => {});
   const tables = [{ id: "overview", table: overviewTable(summaries, task.report) }];
   for (const summary of summaries) {
-    for (const [field, table] of Object.entries(groupTables(summary, task.report.metrics))) {
+    for (
+      const [field, table] of Object.entries(groupTables(summary, task.report.metrics, task.report.groups))
+    ) {
       tables.push({ id: `${safeName(summary.model)}_${field}`, table });
     }
   }
@@ -213,6 +215,7 @@ async function runBenchmark(planned: BenchmarkPlan, options: ReproduceOptions): 
       run.summaries,
       field,
       task.report.metrics[0],
+      task.report.groups,
     );
     for (const [id, table] of Object.entries(run.tables)) {
       tables.push({ id: `${safeName(run.model)}_${id}`, table });

@@ -29,8 +29,18 @@ export interface MetricDisplay {
   percent: boolean;
 }
 
+/** How the groups of a field are ordered and named in tables and figures. */
+export interface GroupDisplay {
+  /** Group keys in display order, by field (keys not listed follow in the summary's order). */
+  order?: Readonly<Record<string, readonly string[]>>;
+  /** The name a table shows for a group key (e.g. `06 Mental, behavioural or …`); default the key. */
+  label?(field: string, key: string): string;
+}
+
 /** How a benchmark's summary is shown. */
 export interface ReportSpec {
+  /** Order and names of groups (summary objects cannot keep the order of keys such as `10` before `01`). */
+  groups?: GroupDisplay;
   /** Metrics in column order; the first is the primary metric. */
   metrics: readonly MetricDisplay[];
   /** Name of the overall metric in the overview (e.g. `op`), default the primary metric. */

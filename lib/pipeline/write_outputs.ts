@@ -113,7 +113,7 @@ export function comparisonOutputs(
     for (const [name, table] of Object.entries(task.report.tables?.(results.map((r) => r.summary)) ?? {})) {
       tables[`${name}_conditions`] = table;
     }
-    figures.conditions = groupBarFigure(results.map((r) => r.summary), field, metric);
+    figures.conditions = groupBarFigure(results.map((r) => r.summary), field, metric, task.report.groups);
   }
   for (const other of others) {
     const id = `ablation_${safeName(other.condition.name)}`;
@@ -124,8 +124,11 @@ export function comparisonOutputs(
       baseline: base.condition.name,
       condition: other.condition.name,
       model: base.summary.model,
+      display: task.report.groups,
+      // What the condition did (translator, exemplars, role table), from its own summary's notes.
+      notes: other.summary.notes.filter((n) => !base.summary.notes.includes(n)),
     });
-    figures[id] = groupBarFigure([base.summary, other.summary], field, metric);
+    figures[id] = groupBarFigure([base.summary, other.summary], field, metric, task.report.groups);
   }
   if (buckets) {
     const series: BucketSeries[] = results.map((r) => ({ label: summaryName(r.summary), rows: r.rows }));

@@ -5,8 +5,8 @@
  * @module
  */
 import type { SampleRow } from "../core/summary.ts";
-import { formatEstimate } from "./tables.ts";
-import { type Table } from "../core/report_spec.ts";
+import { formatEstimate, groupLabel, orderedKeys } from "./tables.ts";
+import type { GroupDisplay, Table } from "../core/report_spec.ts";
 import { type PairedComparison, pairedDifference } from "../stats/compare.ts";
 
 /** Options of {@linkcode pairedTable}. */
@@ -23,6 +23,10 @@ export interface PairedTableOptions {
   condition: string;
   /** Model label, for the title. */
   model: string;
+  /** Order and names of the groups. */
+  display?: GroupDisplay;
+  /** Further footnotes (what the condition did: translator, exemplars, role table). */
+  notes?: readonly string[];
 }
 
 function pairs(
@@ -61,7 +65,11 @@ export function pairedTable(
 ): Table {
   const k = options.percent ? 100 : 1;
   const fmt = (v: number | null) => (v === null ? "–" : (v * k).toFixed(1));
-  const keys = [...new Set(base.map((r) => r.fields[options.field]).filter((v) => v !== null).map(String))];
+  const keys = orderedKeys(
+    base.map((r) => r.fields[options.field]).filter((v) => v !== null && v !== undefined).map(String),
+    options.field,
+    options.display,
+  );
   const row = (label: string, rowsA: readonly SampleRow[], rowsB: readonly SampleRow[]) => {
     const c = comparePaired(rowsA, rowsB, options.metric, `${options.condition}:${label}`);
     return [
@@ -89,10 +97,18 @@ export function pairedTable(
       "McNemar b/c",
       "McNemar p",
     ],
-    rows: [...keys.map((key) => row(key, inGroup(base, key), inGroup(other, key))), row("all", base, other)],
+    rows: [
+      ...keys.map((key) => {
+        const cells = row(key, inGroup(base, key), inGroup(other, key));
+        cells[0] = groupLabel(options.display, options.field, key);
+        return cells;
+      }),
+      row("all", base, other),
+    ],
     notes: [
       "difference = condition − baseline over the same samples, paired percentile bootstrap (2000 resamples, seeded)",
       "McNemar's exact test for 0/1 metrics: b = right under the baseline only, c = right under the condition only",
+      ...(options.notes ?? []),
     ],
   };
 }

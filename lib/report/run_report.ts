@@ -7,15 +7,15 @@
 import type { FigureSpec } from "./figures.ts";
 import { ciErrorBars, PALETTE, paperLayout } from "./figures.ts";
 import { type Summary, summaryName } from "../core/summary.ts";
-import { formatEstimate, groupTables, summaryNotes } from "./tables.ts";
-import type { MetricDisplay, ReportSpec, Table } from "../core/report_spec.ts";
+import { formatEstimate, groupTables, orderedKeys, summaryNotes } from "./tables.ts";
+import type { GroupDisplay, MetricDisplay, ReportSpec, Table } from "../core/report_spec.ts";
 
 /** Returns the overview table: one row for the run, the primary metric per first-field group, then overall. */
 export function overviewTable(summaries: readonly Summary[], spec: ReportSpec): Table {
   const primary = spec.metrics[0];
   const overall = spec.overall ?? { name: primary.name, label: primary.label };
   const field = Object.keys(summaries[0]?.groups ?? {})[0];
-  const keys = [...new Set(summaries.flatMap((s) => Object.keys(s.groups[field] ?? {})))];
+  const keys = orderedKeys(summaries.flatMap((s) => Object.keys(s.groups[field] ?? {})), field, spec.groups);
   return {
     title: `${summaries[0]?.benchmark ?? ""}: ${primary.label}${primary.percent ? " (%)" : ""} by ${field}`,
     columns: ["model", ...keys, overall.label],
@@ -89,7 +89,7 @@ export function agreementTables(summary: Summary): Record<string, Table> {
 export function runTables(summary: Summary, spec: ReportSpec): Record<string, Table> {
   return {
     overview: overviewTable([summary], spec),
-    ...groupTables(summary, spec.metrics),
+    ...groupTables(summary, spec.metrics, spec.groups),
     ...juryTables(summary),
     ...agreementTables(summary),
     ...spec.tables?.([summary]),
@@ -101,9 +101,10 @@ export function groupBarFigure(
   summaries: readonly Summary[],
   field: string,
   metric: MetricDisplay,
+  display?: GroupDisplay,
 ): FigureSpec {
   const k = metric.percent ? 100 : 1;
-  const keys = [...new Set(summaries.flatMap((s) => Object.keys(s.groups[field] ?? {})))];
+  const keys = orderedKeys(summaries.flatMap((s) => Object.keys(s.groups[field] ?? {})), field, display);
   const data = summaries.map((s, i) => {
     const est = keys.map((key) => s.groups[field]?.[key]?.[metric.name]);
     return {
@@ -150,6 +151,46 @@ export function groupBarFigure(
   };
 }
 
+/** Prefix of the data-set counts a summary may carry in `counts` (`dataset:FIELD=VALUE` → questions). */
+export const DATASET_COUNT_PREFIX = "dataset:";
+
+/** Returns one bar chart of question counts per field of the summary's `dataset:` counts. */
+export function datasetFigures(summary: Summary, display?: GroupDisplay): Record<string, FigureSpec> {
+  const byField = new Map<string, Map<string, number>>();
+  for (const [key, n] of Object.entries(summary.counts)) {
+    if (!key.startsWith(DATASET_COUNT_PREFIX)) continue;
+    const [field, value] = key.slice(DATASET_COUNT_PREFIX.length).split(/=(.*)/s);
+    if (!byField.has(field)) byField.set(field, new Map());
+    byField.get(field)!.set(value, n);
+  }
+  const figures: Record<string, FigureSpec> = {};
+  for (const [field, counts] of byField) {
+    const keys = orderedKeys(counts.keys(), field, display);
+    figures[`dataset_${field}`] = {
+      data: [{
+        type: "bar",
+        x: keys,
+        y: keys.map((k) => counts.get(k)),
+        marker: { color: PALETTE[0] },
+        hovertemplate: "%{x}: %{y} questions<extra></extra>",
+      }],
+      layout: paperLayout({
+        title: { text: `${summary.benchmark}: questions by ${field}`, font: { size: 16 } },
+        yaxis: { title: { text: "questions" }, rangemode: "tozero", gridcolor: "#e5e5e5" },
+        xaxis: {
+          title: { text: field },
+          type: "category",
+          tickangle: keys.length > 8 ? -35 : 0,
+          automargin: true,
+        },
+      }),
+      width: Math.min(1400, Math.max(560, 40 * keys.length + 160)),
+      height: keys.length > 8 ? 480 : 400,
+    };
+  }
+  return figures;
+}
+
 /** Returns the figures of a run: the primary metric by each group field with at most `maxGroups` values. */
 export function runFigures(
   summaries: readonly Summary[],
@@ -161,7 +202,12 @@ export function runFigures(
   for (const field of fields) {
     const count = new Set(summaries.flatMap((s) => Object.keys(s.groups[field] ?? {}))).size;
     if (count === 0 || count > maxGroups) continue;
-    figures[`${spec.metrics[0].name}_by_${field}`] = groupBarFigure(summaries, field, spec.metrics[0]);
+    figures[`${spec.metrics[0].name}_by_${field}`] = groupBarFigure(
+      summaries,
+      field,
+      spec.metrics[0],
+      spec.groups,
+    );
   }
-  return figures;
+  return summaries[0] ? { ...figures, ...datasetFigures(summaries[0], spec.groups) } : figures;
 }

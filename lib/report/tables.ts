@@ -3,8 +3,8 @@
  * @module
  */
 import { csvField } from "../core/csv.ts";
-import type { Cell, MetricDisplay, Table } from "../core/report_spec.ts";
-import type { Estimate, Summary } from "../core/summary.ts";
+import type { Cell, GroupDisplay, MetricDisplay, Table } from "../core/report_spec.ts";
+import { type Estimate, type Summary, summaryName } from "../core/summary.ts";
 
 /** Returns an estimate as `61.23 [55.10, 67.00]` (scaled by 100 when `percent`), or `–` without data. */
 export function formatEstimate(estimate: Estimate | undefined, percent: boolean, digits = 2): string {
@@ -100,16 +100,48 @@ export function summaryNotes(summary: Summary): string[] {
   ];
 }
 
+/** Returns `keys` of `field` in the display order (listed keys first, the others as given). */
+export function orderedKeys(keys: Iterable<string>, field: string, display?: GroupDisplay): string[] {
+  const all = [...new Set(keys)];
+  const order = display?.order?.[field] ?? [];
+  return [...order.filter((k) => all.includes(k)), ...all.filter((k) => !order.includes(k))];
+}
+
+/** Returns the name a table shows for group `key` of `field`. */
+export function groupLabel(display: GroupDisplay | undefined, field: string, key: string): string {
+  return display?.label?.(field, key) ?? key;
+}
+
+/**
+ * Returns the footnotes of a table setting several summaries side by side: the first's, then each other's own
+ * notes (those the first does not have, such as what an ablation did), prefixed with its name.
+ */
+export function comparisonNotes(summaries: readonly Summary[]): string[] {
+  const [first, ...others] = summaries;
+  if (!first) return [];
+  const base = summaryNotes(first);
+  return [
+    ...base,
+    ...others.flatMap((s) => s.notes.filter((n) => !base.includes(n)).map((n) => `${summaryName(s)}: ${n}`)),
+  ];
+}
+
 /** Returns one table per group field of `summary`: group value, n, then each metric with its CI. */
-export function groupTables(summary: Summary, metrics: readonly MetricDisplay[]): Record<string, Table> {
+export function groupTables(
+  summary: Summary,
+  metrics: readonly MetricDisplay[],
+  display?: GroupDisplay,
+): Record<string, Table> {
   const tables: Record<string, Table> = {};
   for (const [field, groups] of Object.entries(summary.groups)) {
     tables[`by_${field}`] = {
       title: `${summary.benchmark} — ${summary.model}: results by ${field}`,
       columns: [field, "n", ...metrics.map((m) => `${m.label}${m.percent ? " (%)" : ""}`)],
       rows: [
-        ...Object.entries(groups).map(([key, est]) => [
-          key,
+        ...orderedKeys(Object.keys(groups), field, display).map((key) => [key, groups[key]] as const).map((
+          [key, est],
+        ) => [
+          groupLabel(display, field, key),
           est[metrics[0].name]?.n ?? 0,
           ...metrics.map((m) => formatEstimate(est[m.name], m.percent)),
         ]),

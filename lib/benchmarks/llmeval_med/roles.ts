@@ -9,6 +9,7 @@ import type { RolePrompting } from "../../core/task.ts";
 import { readTextStrict } from "../../core/text_file.ts";
 import { parseRecord } from "../../core/validate.ts";
 import { chatSolver } from "../../solvers/chat.ts";
+import { ANSWER_SYSTEM_PROMPT } from "./prompts.ts";
 import { CATEGORY_CODES } from "./schema.ts";
 
 /** Path of the role table, relative to the project root. */
@@ -17,9 +18,11 @@ export const ROLE_TABLE = "data/llmeval_med/roles.json";
 /** The role of questions outside the table. */
 export const FALLBACK_ROLE = "physician";
 
-/** The persona; `{role}` is the role. */
-export const ROLE_PERSONA_TEMPLATE =
-  "You are an experienced {role}. Answer the user's medical question accurately and helpfully.";
+/**
+ * The persona; `{role}` is the role. It is the baseline's system prompt with the role added, so the ablation
+ * changes nothing but the role.
+ */
+export const ROLE_PERSONA_TEMPLATE = `${ANSWER_SYSTEM_PROMPT.replace(/\.$/, "")} and an experienced {role}.`;
 
 const RoleTableSchema = z.object(Object.fromEntries(CATEGORY_CODES.map((c) => [c, z.string().min(1)])));
 

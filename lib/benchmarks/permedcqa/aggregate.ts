@@ -19,7 +19,9 @@ import {
   summaryLabels,
 } from "../../core/summary.ts";
 import { judgedValue } from "../../judges/jury.ts";
+import type { PerMedCqaLabels } from "./labels.ts";
 import { type Rater, raterAgreement } from "../../judges/rater_agreement.ts";
+import { DATASET_COUNT_PREFIX } from "../../report/run_report.ts";
 import { summarize } from "../../report/summary.ts";
 import {
   ACCEPTABLE_RULE,
@@ -194,8 +196,8 @@ export const AGREEMENT_FIELDS = [
 /** Fields the dataset statistics count by. */
 export const DATASET_FIELDS = ["icd11", "question_type", "sex", "age_band", "source"] as const;
 
-/** Prefix of the dataset counts a summary carries in `counts` (`dataset:icd11=06`). */
-export const DATASET_PREFIX = "dataset:";
+/** Prefix of the dataset counts a summary carries in `counts` (`dataset:icd11=06`), which figures read. */
+export const DATASET_PREFIX = DATASET_COUNT_PREFIX;
 
 /** Returns the counts of `samples` by each dataset field, as `dataset:FIELD=VALUE` → n. */
 export function datasetCounts(samples: readonly Sample[]): Record<string, number> {
@@ -212,10 +214,11 @@ export function datasetCounts(samples: readonly Sample[]): Record<string, number
 /** Cells of the ICD-11 × question-type table with fewer answers than this are flagged. */
 export const SMALL_CELL = 10;
 
-/** Group orders: ICD-11 in chapter order, sexes, age bands and sources as tabulated. */
-export function groupOrder(icdIds: readonly string[]): Record<string, readonly string[]> {
+/** Group orders: ICD-11 in chapter order, types as in the paper's table, sexes, age bands and sources. */
+export function groupOrder(labels: PerMedCqaLabels): Record<string, readonly string[]> {
   return {
-    icd11: icdIds,
+    icd11: labels.icd.entries.map((e) => e.id),
+    question_type: labels.types.entries.map((e) => e.id),
     sex: SEXES,
     age_band: [...AGE_BANDS.map((b) => b.label), UNKNOWN_AGE],
     source: SOURCES,
@@ -227,10 +230,10 @@ export function aggregatePerMedCqa(
   rows: readonly SampleRow[],
   view: RunView,
   labels: RunLabels,
-  icdIds: readonly string[],
+  tables: PerMedCqaLabels,
 ): Summary {
   const seed = `${labels.benchmark}:${labels.condition}`;
-  const order = groupOrder(icdIds);
+  const order = groupOrder(tables);
   const main = summarize(rows, METRICS, GROUP_FIELDS.filter((f) => f !== "icd11_x_type"), { seed, order });
   // The cross table shows the headline rate only: one estimate per cell keeps large runs fast.
   const cross = summarize(rows, ["acceptable"], ["icd11_x_type"], { seed, order });

@@ -7,8 +7,8 @@
  */
 import type { Table } from "../../core/report_spec.ts";
 import { type Summary, summaryName } from "../../core/summary.ts";
-import { formatEstimate, summaryNotes } from "../../report/tables.ts";
-import { DATASET_FIELDS, DATASET_PREFIX, levelMetric, SMALL_CELL } from "./aggregate.ts";
+import { comparisonNotes, formatEstimate, orderedKeys, summaryNotes } from "../../report/tables.ts";
+import { DATASET_FIELDS, DATASET_PREFIX, groupOrder, levelMetric, SMALL_CELL } from "./aggregate.ts";
 import type { PerMedCqaLabels } from "./labels.ts";
 import { RUBRIC_FIELDS } from "./scorer.ts";
 
@@ -18,8 +18,8 @@ function cell(estimate: Summary["metrics"][string] | undefined): string {
   return `${formatEstimate(estimate, true, 1)} (n=${estimate.n})`;
 }
 
-/** Returns the display name of a group key of `field`. */
-function groupName(labels: PerMedCqaLabels, field: string, key: string): string {
+/** Returns the display name of a group key of `field` (ICD-11 with its English name, types by name). */
+export function groupName(labels: PerMedCqaLabels, field: string, key: string): string {
   if (field === "icd11") return `${key} ${labels.icd.byId.get(key)?.english ?? ""}`.trim();
   if (field === "question_type") return labels.types.byId.get(key)?.english ?? key;
   return key;
@@ -27,7 +27,9 @@ function groupName(labels: PerMedCqaLabels, field: string, key: string): string 
 
 /** The acceptable rate per value of `field`, one column per summary. */
 function acceptableBy(summaries: readonly Summary[], field: string, labels: PerMedCqaLabels): Table {
-  const keys = [...new Set(summaries.flatMap((s) => Object.keys(s.groups[field] ?? {})))];
+  const keys = orderedKeys(summaries.flatMap((s) => Object.keys(s.groups[field] ?? {})), field, {
+    order: groupOrder(labels),
+  });
   return {
     title: `PerMedCQA: acceptable answers (%) by ${field}`,
     columns: [field, ...summaries.map(summaryName)],
@@ -37,7 +39,7 @@ function acceptableBy(summaries: readonly Summary[], field: string, labels: PerM
       ) => [groupName(labels, field, k), ...summaries.map((s) => cell(s.groups[field]?.[k]?.acceptable))]),
       ["all", ...summaries.map((s) => cell(s.metrics.acceptable))],
     ],
-    notes: summaryNotes(summaries[0]),
+    notes: comparisonNotes(summaries),
   };
 }
 
@@ -49,7 +51,7 @@ function rubricDistribution(summaries: readonly Summary[]): Table {
     rows: RUBRIC_FIELDS.flatMap((f) =>
       f.levels.map((l) => [f.name, l, ...summaries.map((s) => cell(s.metrics[levelMetric(f.name, l)]))])
     ),
-    notes: summaryNotes(summaries[0]),
+    notes: comparisonNotes(summaries),
   };
 }
 

@@ -10,11 +10,11 @@ import type { RatingSpec, Task } from "../../core/task.ts";
 import { chatSolver } from "../../solvers/chat.ts";
 import { languageName } from "../../solvers/pivot.ts";
 import { persianKey } from "../../text/persian.ts";
-import { aggregatePerMedCqa, HUMAN_PREFIX, perMedCqaRows } from "./aggregate.ts";
+import { aggregatePerMedCqa, groupOrder, HUMAN_PREFIX, perMedCqaRows } from "./aggregate.ts";
 import { ICD11_TABLE, loadLabels } from "./labels.ts";
 import { loadPerMedCqa, perMedCqaDataFile, trainBeside } from "./load.ts";
 import { answerPersona, BASELINE_ROLE } from "./prompts.ts";
-import { perMedCqaTables } from "./report.ts";
+import { groupName, perMedCqaTables } from "./report.ts";
 import { CLINICAL_IMPACT, CORRECTNESS, COVERAGE, MEDJUDGE, RUBRIC_FIELDS } from "./scorer.ts";
 import { GROUP_FIELDS } from "./schema.ts";
 
@@ -34,7 +34,6 @@ export const PHYSICIAN_RATING_SPEC: RatingSpec = {
 /** Returns the PerMedCQA task. */
 export async function createPerMedCqaTask(): Promise<Task> {
   const labels = await loadLabels();
-  const icdIds = labels.icd.entries.map((e) => e.id);
   const persona = (role: string, language?: string) => chatSolver(answerPersona(role, language));
   return {
     name: "permedcqa",
@@ -80,8 +79,9 @@ export async function createPerMedCqaTask(): Promise<Task> {
         ),
       ],
       tables: (summaries) => perMedCqaTables(summaries, labels),
+      groups: { order: groupOrder(labels), label: (field, key) => groupName(labels, field, key) },
     },
     rows: perMedCqaRows,
-    aggregate: (rows, view, runLabels) => aggregatePerMedCqa(rows, view, runLabels, icdIds),
+    aggregate: (rows, view, runLabels) => aggregatePerMedCqa(rows, view, runLabels, labels),
   };
 }
