@@ -4,7 +4,7 @@ import { loadPerMedCqa } from "../lib/benchmarks/permedcqa/load.ts";
 import { readTagReply, TAG_USER_TEMPLATE } from "../lib/benchmarks/permedcqa/tag_prompts.ts";
 import { sha256Hex } from "../lib/core/hash.ts";
 import { parquetWriteBuffer } from "hyparquet-writer";
-import { tagPerMedCqa, type TagSummary } from "../lib/pipeline/tag.ts";
+import { tagPerMedCqa, type TagSummary } from "../lib/benchmarks/permedcqa/tag.ts";
 import { type FakeChatBody, startFakeServer } from "./fake_server.ts";
 import { runCli } from "./run_cli.ts";
 

@@ -9,7 +9,7 @@ import { ConfigError, InputError } from "../core/errors.ts";
 import { safeName } from "../core/fs.ts";
 import { checkNumber, EVAL_OPTIONS, evalOption, taskOptions } from "../pipeline/eval_options.ts";
 import { runEval } from "../pipeline/run_eval.ts";
-import { TAG_USAGE, tagCommand } from "../pipeline/tag.ts";
+import { TAG_USAGE, tagCommand } from "./tag.ts";
 import { type EvalConfig } from "../pipeline/eval_config.ts";
 import { redact } from "../providers/redact.ts";
 import { formatEstimate } from "../report/tables.ts";

@@ -94,14 +94,29 @@ export async function trainBeside(dataFile: string): Promise<string | undefined>
   return train && train !== dataFile ? train : undefined;
 }
 
-/** One raw record and where it is. */
-interface RawRecord {
-  value: unknown;
+/** One raw record and where it is in its file (`record 3`, `line 3`, `row 3`). */
+export interface RawRecord {
+  /** The record's columns as read. */
+  value: Record<string, unknown>;
+  /** Where it is, for errors. */
   where: string;
 }
 
-/** Reads the records of a file by its extension. */
-async function readRecords(path: string): Promise<RawRecord[]> {
+/** Reads the records of a JSON array, JSONL or Parquet file (by extension); each must be an object. */
+export async function readRecords(path: string): Promise<RawRecord[]> {
+  return (await readValues(path)).map(({ value, where }) => {
+    if (value === null || typeof value !== "object" || Array.isArray(value)) {
+      throw new InputError(
+        { file: path, record: where },
+        `expected an object (found ${describeValue(value)})`,
+      );
+    }
+    return { value: value as Record<string, unknown>, where };
+  });
+}
+
+/** Reads the values of a file by its extension. */
+async function readValues(path: string): Promise<{ value: unknown; where: string }[]> {
   if (path.endsWith(".parquet")) {
     const bytes = await readBytes(path);
     let rows: Record<string, unknown>[];
@@ -222,13 +237,7 @@ class RecordReader {
   }
 
   sample(raw: RawRecord): Sample {
-    if (raw.value === null || typeof raw.value !== "object" || Array.isArray(raw.value)) {
-      throw new InputError(
-        { file: this.file, record: raw.where },
-        `expected an object (found ${describeValue(raw.value)})`,
-      );
-    }
-    const row = raw.value as Record<string, unknown>;
+    const row = raw.value;
     const instance = this.id(row, raw.where);
     const record = `${raw.where} (${this.columns.id} ${instance})`;
     const question = this.text(row, record, "question", true)!;

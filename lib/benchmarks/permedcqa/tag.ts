@@ -7,44 +7,25 @@
  * `DIR/tag_summary.json`.
  * @module
  */
-import { parseArgs } from "node:util";
-import { parquetReadObjects } from "hyparquet";
-import { columnsOf, loadPerMedCqa, perMedCqaDataFile } from "../benchmarks/permedcqa/load.ts";
-import { loadLabels, type PerMedCqaLabels } from "../benchmarks/permedcqa/labels.ts";
-import {
-  readTagReply,
-  retryMessages,
-  tagMessages,
-  tagPromptHashes,
-} from "../benchmarks/permedcqa/tag_prompts.ts";
-import { ConfigError, InputError } from "../core/errors.ts";
-import { hashFile, hashValue } from "../core/hash.ts";
-import { jsonlRecords } from "../core/jsonl.ts";
-import type { Sample } from "../core/sample.ts";
-import { readBytes, readTextStrict } from "../core/text_file.ts";
-import { describeValue } from "../core/validate.ts";
-import { codeVersion } from "../core/version.ts";
-import { Caller } from "../providers/caller.ts";
-import { createProvider } from "../providers/factory.ts";
-import { redact } from "../providers/redact.ts";
-import type { RetryPolicy } from "../providers/retry.ts";
-import { Progress } from "../report/progress.ts";
-import { RunStore } from "../store/run_store.ts";
-import { parseColumns } from "./plan.ts";
-import { requireEnv } from "./plan_roles.ts";
+import { columnsOf, loadPerMedCqa, perMedCqaDataFile, readRecords } from "./load.ts";
+import { loadLabels, type PerMedCqaLabels } from "./labels.ts";
+import { readTagReply, retryMessages, tagMessages, tagPromptHashes } from "./tag_prompts.ts";
+import { ConfigError, InputError } from "../../core/errors.ts";
+import { hashFile, hashValue } from "../../core/hash.ts";
+import type { Sample } from "../../core/sample.ts";
+import { codeVersion } from "../../core/version.ts";
+import { Caller } from "../../providers/caller.ts";
+import { createProvider } from "../../providers/factory.ts";
+import { redact } from "../../providers/redact.ts";
+import type { RetryPolicy } from "../../providers/retry.ts";
+import { Progress } from "../../report/progress.ts";
+import { RunStore } from "../../store/run_store.ts";
 
 /** Attempts per record: the first request and two more after replies that do not validate. */
 export const TAG_ATTEMPTS = 3;
 
 /** The role tagging calls are stored under. */
 export const TAGGER_ROLE = "tagger";
-
-/** Usage of `deno task tag`. */
-export const TAG_USAGE =
-  `  deno task tag permedcqa --model NAME [--base-url URL] [--api-key-env VAR] --data FILE --out DIR
-                    [--columns KEY=COL,...] [--concurrency N] [--resume] [--retag] [--limit N] [--quiet]
-      (labels each record's ICD-11 category and question type with the model; writes DIR/tagged.jsonl,
-       DIR/tag_summary.json and DIR/tag.sqlite; exit 1 when some records stay untagged)`;
 
 /** Settings of a tagging run. */
 export interface TagOptions {
@@ -155,28 +136,12 @@ function jsonSafe(value: unknown): unknown {
   return value;
 }
 
-/** Reads the raw records of `file` in the order {@linkcode loadPerMedCqa} reads them. */
+/** Reads the raw records of `file` as {@linkcode loadPerMedCqa} reads them, Parquet integers made JSON-safe. */
 async function readRawRecords(file: string): Promise<RawRecord[]> {
-  let records: { value: unknown; where: string }[];
-  if (file.endsWith(".parquet")) {
-    const bytes = await readBytes(file);
-    const rows = await parquetReadObjects({ file: bytes.buffer as ArrayBuffer });
-    records = rows.map((value, i) => ({ value, where: `row ${i + 1}` }));
-  } else if (file.endsWith(".jsonl")) {
-    records = jsonlRecords(await readTextStrict(file), file).map((r) => ({
-      value: r.value,
-      where: `line ${r.line}`,
-    }));
-  } else {
-    const data = JSON.parse(await readTextStrict(file));
-    records = (Array.isArray(data) ? data : []).map((value, i) => ({ value, where: `record ${i + 1}` }));
-  }
-  return records.map(({ value, where }) => {
-    if (value === null || typeof value !== "object" || Array.isArray(value)) {
-      throw new InputError({ file, record: where }, `expected an object (found ${describeValue(value)})`);
-    }
-    return { value: jsonSafe(value) as Record<string, unknown>, where };
-  });
+  return (await readRecords(file)).map(({ value, where }) => ({
+    value: jsonSafe(value) as Record<string, unknown>,
+    where,
+  }));
 }
 
 /** The request parameters of every tagging call. */
@@ -266,7 +231,6 @@ function outputLine(
  * {@linkcode ConfigError}s naming the flag, bad data {@linkcode InputError}s naming file, record and field.
  */
 export async function tagPerMedCqa(options: TagOptions): Promise<TagResult> {
-  if (options.apiKeyEnv) requireEnv("api-key-env", options.apiKeyEnv);
   const columns = columnsOf(options.columns);
   const provider = createProvider({
     model: options.model,
@@ -411,62 +375,4 @@ export function tagSummaryText(result: TagResult): string {
     }
   }
   return parts.join(" ");
-}
-
-/** Parses a whole-number flag of at least `min`. */
-function integerFlag(value: string | undefined, flag: string, min: number): number | undefined {
-  if (value === undefined) return undefined;
-  if (!/^\d+$/.test(value.trim()) || Number(value) < min) {
-    throw new ConfigError(`--${flag} expects a whole number >= ${min}, got "${value}"`);
-  }
-  return Number(value);
-}
-
-/** `tag`: parses the flags, tags, prints the summary; returns the exit code (1 when records stay untagged). */
-export async function tagCommand(args: string[]): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args,
-    allowPositionals: true,
-    options: {
-      model: { type: "string" },
-      "base-url": { type: "string" },
-      "api-key-env": { type: "string" },
-      data: { type: "string" },
-      columns: { type: "string" },
-      out: { type: "string" },
-      concurrency: { type: "string" },
-      resume: { type: "boolean" },
-      retag: { type: "boolean" },
-      limit: { type: "string" },
-      quiet: { type: "boolean" },
-    },
-  });
-  if (positionals[0] !== "permedcqa" || positionals.length > 1) {
-    const got = positionals.length ? ` (got "${positionals.join(" ")}")` : "";
-    throw new ConfigError(`tag: name the benchmark whose labels to assign: permedcqa${got}`);
-  }
-  if (!values.model) throw new ConfigError("--model is required: the served model that assigns the labels");
-  if (!values.data) {
-    throw new ConfigError("--data is required: the Persian QA file to tag (JSON array, JSONL or Parquet)");
-  }
-  if (!values.out) {
-    throw new ConfigError(
-      "--out is required: the directory for tagged.jsonl, tag_summary.json and tag.sqlite",
-    );
-  }
-  const result = await tagPerMedCqa({
-    model: values.model,
-    baseUrl: values["base-url"],
-    apiKeyEnv: values["api-key-env"],
-    data: values.data,
-    columns: parseColumns(values.columns),
-    out: values.out,
-    concurrency: integerFlag(values.concurrency, "concurrency", 1),
-    resume: values.resume,
-    retag: values.retag,
-    limit: integerFlag(values.limit, "limit", 1),
-    quiet: values.quiet,
-  });
-  console.log(tagSummaryText(result));
-  return result.summary.failed > 0 ? 1 : 0;
 }
