@@ -2,13 +2,13 @@
  * `deno task bench`: PerMedCQA at the published test-set size against the fake server — 3,513 questions (the
  * shipped test split repeated with distinct ids and texts), a 64,280-record train split for few-shot draws,
  * baseline + pivot:en + role + fewshot, one MedJudge judging per answer, 100 ms latency per call and 64
- * requests in flight per role. It prints samples/s, the bound the latency and concurrency set, and peak RSS.
+ * requests in flight per role. The fake server runs as its own process (bench/fake_medjudge_server.ts), so the
+ * peak RSS printed is the pipeline's. It prints answers/s, the bound the latency and concurrency set, and peak
+ * RSS.
  */
 import { loadPerMedCqa } from "../lib/benchmarks/permedcqa/load.ts";
 import { projectPath } from "../lib/core/fs.ts";
 import { runEval } from "../lib/pipeline/run_eval.ts";
-import { medJudgeReply } from "../tests/fake_medjudge.ts";
-import { startFakeServer } from "../tests/fake_server.ts";
 
 const TEST_SIZE = 3513;
 const TRAIN_SIZE = 64280;
@@ -27,6 +27,27 @@ async function scaled(split: string, size: number, dir: string): Promise<string>
   return path;
 }
 
+/** Starts the fake server in a child process; returns its URL and a way to stop it. */
+async function startServer(): Promise<{ url: string; close(): void }> {
+  const child = new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", projectPath("bench/fake_medjudge_server.ts"), String(LATENCY_MS)],
+    stdout: "piped",
+    stderr: "inherit",
+  }).spawn();
+  const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+  let text = "";
+  while (!text.includes("\n")) {
+    const { value, done } = await reader.read();
+    if (done) throw new Error("the fake server exited before printing its URL");
+    text += value;
+  }
+  reader.releaseLock();
+  return {
+    url: text.trim().split("\n")[0],
+    close: () => child.kill(),
+  };
+}
+
 const dir = await Deno.makeTempDir({ prefix: "medeval-bench-permedcqa-" });
 const data = await scaled("test", TEST_SIZE, dir);
 await scaled("train", TRAIN_SIZE, dir);
@@ -38,8 +59,7 @@ Deno.bench({
   n: 1,
   warmup: 0,
   async fn(b) {
-    // A fresh fake server per iteration: it keeps every request it received.
-    const server = await startFakeServer({ reply: medJudgeReply, latencyMs: LATENCY_MS });
+    const server = await startServer();
     const out = await Deno.makeTempDir({ prefix: "medeval-bench-" });
     let peak = 0;
     const sampler = setInterval(() => peak = Math.max(peak, Deno.memoryUsage().rss), 50);
@@ -82,7 +102,7 @@ Deno.bench({
         } s; ` +
         `peak RSS ${(peak / 2 ** 20).toFixed(0)} MiB`,
     );
-    await server.close();
+    server.close();
     await Deno.remove(out, { recursive: true });
   },
 });

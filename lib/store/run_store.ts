@@ -130,11 +130,14 @@ export class RunStore {
 
   /** Returns every stored call, oldest first. */
   calls(): StoredCall[] {
-    return (this.#db.prepare("SELECT * FROM calls ORDER BY created_at, key").all() as Record<
-      string,
-      unknown
-    >[])
-      .map(rowToCall);
+    return [...this.eachCall()];
+  }
+
+  /** Yields every stored call, oldest first, one at a time (exports of large runs hold one call at a time). */
+  *eachCall(): Generator<StoredCall> {
+    for (const row of this.#db.prepare("SELECT * FROM calls ORDER BY created_at, key").iterate()) {
+      yield rowToCall(row as Record<string, unknown>);
+    }
   }
 
   /** Returns the conditions that have outputs, in the order they were first stored. */
