@@ -8,25 +8,19 @@ import its from "wink-nlp/src/its.js";
 import similarity from "wink-nlp/utilities/similarity.js";
 import type { Sample } from "../core/sample.ts";
 import { wordTokens } from "../text/tokenize.ts";
-import { type ChatProvider, type ChatRequest, type ChatResponse, ProviderError } from "./types.ts";
+import { OfflineProvider } from "./offline_provider.ts";
+import type { ChatRequest, ChatResponse } from "./types.ts";
 
 /** Answers every question with its own reference answer: a ceiling that checks the judging pipeline. */
-export class ReferenceProvider implements ChatProvider {
+export class ReferenceProvider extends OfflineProvider {
   /** `offline:reference`. */
-  readonly model = "offline:reference";
+  override readonly model = "offline:reference";
   /** Label shown in tables. */
-  readonly label = "reference answer (offline ceiling)";
-  /** Always `true`. */
-  readonly offline = true;
-  /** No server, so no real limit. */
-  readonly concurrency = 64;
+  override readonly label = "reference answer (offline ceiling)";
 
   /** Returns the request's sample reference (empty text when the sample has none). */
-  complete(request: ChatRequest): Promise<ChatResponse> {
-    if (!request.sample) {
-      return Promise.reject(new ProviderError("reference baseline needs the sample", { retryable: false }));
-    }
-    return Promise.resolve({ text: request.sample.reference ?? "", finishReason: "stop" });
+  protected answer(request: ChatRequest): ChatResponse {
+    return { text: this.sampleOf(request).reference ?? "", finishReason: "stop" };
   }
 }
 
@@ -34,21 +28,18 @@ export class ReferenceProvider implements ChatProvider {
  * Answers each question with the reference answer of another question that is most similar to it under BM25
  * (wink-nlp, ICU word tokens): a retrieval floor. The question's own conversation is excluded.
  */
-export class RetrievalProvider implements ChatProvider {
+export class RetrievalProvider extends OfflineProvider {
   /** `offline:retrieval`. */
-  readonly model = "offline:retrieval";
+  override readonly model = "offline:retrieval";
   /** Label shown in tables. */
-  readonly label = "BM25 retrieval of another question's reference (offline baseline)";
-  /** Always `true`. */
-  readonly offline = true;
-  /** No server, so no real limit. */
-  readonly concurrency = 64;
+  override readonly label = "BM25 retrieval of another question's reference (offline baseline)";
   readonly #docs: { sample: Sample; bow: Record<string, number> }[] = [];
   // deno-lint-ignore no-explicit-any
   readonly #bm25: any;
 
   /** Indexes the reference answers of `corpus` (samples without a reference are skipped). */
   constructor(corpus: readonly Sample[]) {
+    super();
     this.#bm25 = BM25Vectorizer({ norm: "l2" });
     const indexed = corpus.filter((s) => s.reference && wordTokens(s.reference).length > 0);
     for (const sample of indexed) this.#bm25.learn(wordTokens(sample.reference!));
@@ -56,11 +47,8 @@ export class RetrievalProvider implements ChatProvider {
   }
 
   /** Returns the best-matching reference of another conversation (ties: first in corpus order). */
-  complete(request: ChatRequest): Promise<ChatResponse> {
-    const sample = request.sample;
-    if (!sample) {
-      return Promise.reject(new ProviderError("retrieval baseline needs the sample", { retryable: false }));
-    }
+  protected answer(request: ChatRequest): ChatResponse {
+    const sample = this.sampleOf(request);
     const query = this.#bm25.bowOf(wordTokens(sample.input));
     const own = sample.conversation?.id;
     let best: { score: number; text: string } = { score: -1, text: "" };
@@ -69,7 +57,7 @@ export class RetrievalProvider implements ChatProvider {
       const score = similarity.bow.cosine(query, doc.bow);
       if (score > best.score) best = { score, text: doc.sample.reference ?? "" };
     }
-    return Promise.resolve({ text: best.text, finishReason: "stop" });
+    return { text: best.text, finishReason: "stop" };
   }
 }
 
@@ -77,19 +65,15 @@ export class RetrievalProvider implements ChatProvider {
  * A translator stand-in that returns the text unchanged (`offline:identity`): it runs the pivot-translation
  * pipeline end to end without a translator model, and translates nothing. Results are labelled offline.
  */
-export class IdentityTranslatorProvider implements ChatProvider {
+export class IdentityTranslatorProvider extends OfflineProvider {
   /** `offline:identity`. */
-  readonly model = "offline:identity";
+  override readonly model = "offline:identity";
   /** Label shown in tables. */
-  readonly label = "offline:identity (returns the text untranslated)";
-  /** Always `true`. */
-  readonly offline = true;
-  /** No server, so no real limit. */
-  readonly concurrency = 64;
+  override readonly label = "offline:identity (returns the text untranslated)";
 
   /** Returns the last user message unchanged. */
-  complete(request: ChatRequest): Promise<ChatResponse> {
+  protected answer(request: ChatRequest): ChatResponse {
     const last = request.messages.findLast((m) => m.role === "user");
-    return Promise.resolve({ text: last?.content ?? "", finishReason: "stop" });
+    return { text: last?.content ?? "", finishReason: "stop" };
   }
 }

@@ -5,8 +5,8 @@
  * @module
  */
 import { clippedOverlap } from "../metrics/rouge.ts";
-import type { Sample } from "../core/sample.ts";
-import { type ChatProvider, type ChatRequest, type ChatResponse, ProviderError } from "./types.ts";
+import { OfflineProvider } from "./offline_provider.ts";
+import type { ChatRequest, ChatResponse } from "./types.ts";
 import { charNgrams } from "../text/tokenize.ts";
 
 /** Returns the F1 (0–1) of the character-bigram multisets of `a` and `b` (0 when either is empty). */
@@ -24,41 +24,21 @@ export function overlapScore(f1: number): number {
 }
 
 /**
- * Returns the sample and the answer an offline judge grades (they ride along with the request and are never
- * sent anywhere); throws a non-retryable {@linkcode ProviderError} when the request lacks them.
- */
-export function judgedAnswer(request: ChatRequest, model: string): { sample: Sample; answer: string } {
-  const { sample, answer } = request;
-  if (!sample || answer === undefined) {
-    throw new ProviderError(`${model} needs the sample and the answer`, { retryable: false });
-  }
-  return { sample, answer };
-}
-
-/**
  * The offline lexical judge (`offline:overlap`), served like any judge model through the caller: it reads the
  * sample and the answer from the request (never sent anywhere) and replies with a JSON score verdict.
  */
-export class OverlapJudgeProvider implements ChatProvider {
+export class OverlapJudgeProvider extends OfflineProvider {
   /** `offline:overlap`. */
-  readonly model = "offline:overlap";
+  override readonly model = "offline:overlap";
   /** Label that says what it is. */
-  readonly label = "offline:overlap (lexical bigram F1, not an LLM judge)";
-  /** Always `true`. */
-  readonly offline = true;
-  /** No server, so no real limit. */
-  readonly concurrency = 64;
+  override readonly label = "offline:overlap (lexical bigram F1, not an LLM judge)";
 
   /**
    * Grades against the reference, or the checklist when there is no reference; with neither it replies with
    * no score, which the judge scorer records as a judge error.
    */
-  complete(request: ChatRequest): Promise<ChatResponse> {
-    return Promise.try(() => this.#grade(request));
-  }
-
-  #grade(request: ChatRequest): ChatResponse {
-    const { sample, answer } = judgedAnswer(request, this.model);
+  protected answer(request: ChatRequest): ChatResponse {
+    const { sample, answer } = this.judgedAnswer(request);
     const checklist = typeof sample.extra.checklist === "string" ? sample.extra.checklist : null;
     const target = sample.reference ?? checklist;
     if (!target) {

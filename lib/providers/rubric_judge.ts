@@ -7,8 +7,8 @@
  */
 import { normalizePersian } from "../text/persian.ts";
 import { wordTokens } from "../text/tokenize.ts";
-import { judgedAnswer } from "./overlap_judge.ts";
-import type { ChatProvider, ChatRequest, ChatResponse } from "./types.ts";
+import { OfflineProvider } from "./offline_provider.ts";
+import type { ChatRequest, ChatResponse } from "./types.ts";
 
 /** Word recall (share of the expert's distinct words the answer has) and precision (the reverse). */
 export interface WordOverlap {
@@ -69,23 +69,16 @@ export function overlapVerdict(overlap: WordOverlap): Record<string, unknown> {
 }
 
 /** The offline rubric stand-in, served like any judge model through the caller. */
-export class RubricJudgeProvider implements ChatProvider {
+export class RubricJudgeProvider extends OfflineProvider {
   /** `offline:medjudge`. */
-  readonly model = "offline:medjudge";
+  override readonly model = "offline:medjudge";
   /** Label that says what it is. */
-  readonly label = "offline:medjudge (word overlap mapped onto the MedJudge rubric, not an LLM judge)";
-  /** Always `true`. */
-  readonly offline = true;
-  /** No server, so no real limit. */
-  readonly concurrency = 64;
+  override readonly label =
+    "offline:medjudge (word overlap mapped onto the MedJudge rubric, not an LLM judge)";
 
   /** Grades the answer against the sample's reference; without one it replies with no verdict. */
-  complete(request: ChatRequest): Promise<ChatResponse> {
-    return Promise.try(() => this.#grade(request));
-  }
-
-  #grade(request: ChatRequest): ChatResponse {
-    const { sample, answer } = judgedAnswer(request, this.model);
+  protected answer(request: ChatRequest): ChatResponse {
+    const { sample, answer } = this.judgedAnswer(request);
     if (!sample.reference) return { text: "no expert answer to compare with" };
     return {
       text: JSON.stringify(overlapVerdict(wordOverlap(answer, sample.reference))),
