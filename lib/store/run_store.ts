@@ -4,7 +4,7 @@
  * a resumed run finishes what an interrupted one left failed; every table and figure is derived from here.
  * @module
  */
-import { DatabaseSync } from "node:sqlite";
+import { DatabaseSync, type StatementSync } from "node:sqlite";
 import { type Sample, SampleSchema } from "../core/sample.ts";
 import type { OutputStatus, StoredCall, StoredOutput, StoredScore } from "../core/records.ts";
 
@@ -30,6 +30,8 @@ export class RunStore {
   /** Path of the database file. */
   readonly path: string;
   readonly #db: DatabaseSync;
+  /** Prepared statements by SQL text: each is compiled once per store, not once per call. */
+  readonly #statements = new Map<string, StatementSync>();
 
   /**
    * Opens `path` in WAL mode and creates the tables if they do not exist; a store written before scores had a
@@ -50,15 +52,22 @@ export class RunStore {
 
   /** Adds the `detail` column to an outputs table written before solvers recorded their choices. */
   #migrateOutputs(): void {
-    const columns = this.#db.prepare("PRAGMA table_info(outputs)").all() as { name: string }[];
+    const columns = this.#prepare("PRAGMA table_info(outputs)").all() as { name: string }[];
     if (!columns.some((c) => c.name === "detail")) {
       this.#db.exec("ALTER TABLE outputs ADD COLUMN detail TEXT");
     }
   }
 
+  /** Returns the prepared statement of `sql`, compiled on first use. */
+  #prepare(sql: string): StatementSync {
+    let statement = this.#statements.get(sql);
+    if (!statement) this.#statements.set(sql, statement = this.#db.prepare(sql));
+    return statement;
+  }
+
   /** Rebuilds a scores table of the first layout (no judge, no named values) in the current one. */
   #migrateScores(): void {
-    const columns = this.#db.prepare("PRAGMA table_info(scores)").all() as { name: string }[];
+    const columns = this.#prepare("PRAGMA table_info(scores)").all() as { name: string }[];
     if (columns.length === 0 || columns.some((c) => c.name === "judge")) return;
     this.#transaction(() => {
       this.#db.exec("ALTER TABLE scores RENAME TO scores_v1");
@@ -73,7 +82,7 @@ export class RunStore {
 
   /** Returns the stored manifest, or `undefined` for a new store. */
   manifest(): Record<string, unknown> | undefined {
-    const rows = this.#db.prepare("SELECT key, value FROM manifest").all() as {
+    const rows = this.#prepare("SELECT key, value FROM manifest").all() as {
       key: string;
       value: string;
     }[];
@@ -83,7 +92,7 @@ export class RunStore {
 
   /** Stores (or overwrites) manifest entries. */
   setManifest(entries: Record<string, unknown>): void {
-    const stmt = this.#db.prepare("INSERT OR REPLACE INTO manifest (key, value) VALUES (?, ?)");
+    const stmt = this.#prepare("INSERT OR REPLACE INTO manifest (key, value) VALUES (?, ?)");
     this.#transaction(() => {
       for (const [key, value] of Object.entries(entries)) stmt.run(key, JSON.stringify(value));
     });
@@ -91,19 +100,19 @@ export class RunStore {
 
   /** Adds samples not stored yet, keeping their order. */
   putSamples(samples: readonly Sample[]): void {
-    const stmt = this.#db.prepare("INSERT OR IGNORE INTO samples (id, position, data) VALUES (?, ?, ?)");
+    const stmt = this.#prepare("INSERT OR IGNORE INTO samples (id, position, data) VALUES (?, ?, ?)");
     this.#transaction(() => samples.forEach((s, i) => stmt.run(s.id, i, JSON.stringify(s))));
   }
 
   /** Returns the stored samples in their original order, validated. */
   samples(): Sample[] {
-    const rows = this.#db.prepare("SELECT data FROM samples ORDER BY position").all() as { data: string }[];
+    const rows = this.#prepare("SELECT data FROM samples ORDER BY position").all() as { data: string }[];
     return rows.map((r) => SampleSchema.parse(JSON.parse(r.data)));
   }
 
   /** Returns the finished call with this key, if any. */
   getCall(key: string): StoredCall | undefined {
-    const row = this.#db.prepare("SELECT * FROM calls WHERE key = ?").get(key) as
+    const row = this.#prepare("SELECT * FROM calls WHERE key = ?").get(key) as
       | Record<string, unknown>
       | undefined;
     return row ? rowToCall(row) : undefined;
@@ -111,7 +120,7 @@ export class RunStore {
 
   /** Stores a finished call (a call is immutable: storing the same key twice keeps the first). */
   putCall(call: StoredCall): void {
-    this.#db.prepare(
+    this.#prepare(
       `INSERT OR IGNORE INTO calls (key, role, model, request, text, finish_reason, usage, attempts, latency_ms, created_at)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     ).run(
@@ -135,14 +144,14 @@ export class RunStore {
 
   /** Yields every stored call, oldest first, one at a time (exports of large runs hold one call at a time). */
   *eachCall(): Generator<StoredCall> {
-    for (const row of this.#db.prepare("SELECT * FROM calls ORDER BY created_at, key").iterate()) {
+    for (const row of this.#prepare("SELECT * FROM calls ORDER BY created_at, key").iterate()) {
       yield rowToCall(row as Record<string, unknown>);
     }
   }
 
   /** Returns the conditions that have outputs, in the order they were first stored. */
   conditions(): string[] {
-    const rows = this.#db.prepare("SELECT condition FROM outputs GROUP BY condition ORDER BY MIN(rowid)")
+    const rows = this.#prepare("SELECT condition FROM outputs GROUP BY condition ORDER BY MIN(rowid)")
       .all() as {
         condition: string;
       }[];
@@ -151,7 +160,7 @@ export class RunStore {
 
   /** Returns whether each sample was answered in `condition`, without the answers' texts. */
   outputStatus(condition: string): OutputStatus[] {
-    const rows = this.#db.prepare(
+    const rows = this.#prepare(
       "SELECT sample_id, text IS NOT NULL AS answered, error FROM outputs WHERE condition = ? ORDER BY sample_id",
     ).all(condition) as Record<string, unknown>[];
     return rows.map((r) => ({
@@ -163,7 +172,7 @@ export class RunStore {
 
   /** Stores the output of a sample in a condition (replacing an earlier failed one on resume). */
   putOutput(output: StoredOutput): void {
-    this.#db.prepare(
+    this.#prepare(
       "INSERT OR REPLACE INTO outputs (sample_id, condition, call_key, text, error, detail) VALUES (?, ?, ?, ?, ?, ?)",
     ).run(
       output.sampleId,
@@ -189,7 +198,7 @@ export class RunStore {
 
   /** Stores one score (replacing the same sample/condition/scorer/judge/run on resume). */
   putScore(score: StoredScore): void {
-    this.#db.prepare(
+    this.#prepare(
       `INSERT OR REPLACE INTO scores (sample_id, condition, scorer, judge, run, value, named_values, valid, reason, call_key, detail)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     ).run(
@@ -210,7 +219,7 @@ export class RunStore {
   /** Replaces every score of `scorer` in `condition` by `scores`, in one transaction (imported ratings). */
   replaceScores(scorer: string, condition: string, scores: readonly StoredScore[]): void {
     this.#transaction(() => {
-      this.#db.prepare("DELETE FROM scores WHERE scorer = ? AND condition = ?").run(scorer, condition);
+      this.#prepare("DELETE FROM scores WHERE scorer = ? AND condition = ?").run(scorer, condition);
       for (const score of scores) this.putScore(score);
     });
   }
@@ -235,7 +244,7 @@ export class RunStore {
   /** Rows of `table` (`outputs` or `scores`) in `order`, of one condition when given. */
   #rowsOf(table: "outputs" | "scores", order: string, condition?: string): Record<string, unknown>[] {
     const where = condition === undefined ? "" : " WHERE condition = ?";
-    const statement = this.#db.prepare(`SELECT * FROM ${table}${where} ORDER BY ${order}`);
+    const statement = this.#prepare(`SELECT * FROM ${table}${where} ORDER BY ${order}`);
     return (condition === undefined ? statement.all() : statement.all(condition)) as Record<
       string,
       unknown
@@ -244,7 +253,7 @@ export class RunStore {
 
   /** Appends an event (retry, failure, resume) to the run log. */
   logEvent(kind: string, detail: unknown): void {
-    this.#db.prepare("INSERT INTO events (at, kind, detail) VALUES (?, ?, ?)").run(
+    this.#prepare("INSERT INTO events (at, kind, detail) VALUES (?, ?, ?)").run(
       new Date().toISOString(),
       kind,
       JSON.stringify(detail),
@@ -253,7 +262,7 @@ export class RunStore {
 
   /** Returns the logged events, oldest first. */
   events(): { at: string; kind: string; detail: unknown }[] {
-    return (this.#db.prepare("SELECT at, kind, detail FROM events ORDER BY id").all() as Record<
+    return (this.#prepare("SELECT at, kind, detail FROM events ORDER BY id").all() as Record<
       string,
       string
     >[])
