@@ -106,6 +106,11 @@ export interface ScoreInput {
   sample: Sample;
   /** The answer to score. */
   answer: string;
+  /**
+   * The conversation as the model saw it, up to and including this answer (its earlier turns, then this turn's
+   * question and answer): what judges of a whole dialogue read. Absent when a scorer is called on its own.
+   */
+  conversation?: readonly ChatMessage[];
 }
 
 /** What a scorer may call: role access plus the run's repeat count for judges. */

@@ -7,7 +7,7 @@
 import type { ChatMessage } from "../core/chat.ts";
 import type { StoredScore } from "../core/records.ts";
 import { type Sample, toConversations } from "../core/sample.ts";
-import type { RunView, ScoreContext, Scorer, Solver } from "../core/task.ts";
+import type { RunView, ScoreContext, ScoreInput, Scorer, Solver } from "../core/task.ts";
 import { redact } from "../providers/redact.ts";
 import type { Progress } from "../report/progress.ts";
 import type { RunStore } from "../store/run_store.ts";
@@ -82,7 +82,9 @@ export async function evaluate(options: EvaluateOptions): Promise<EvaluateResult
         });
         progress?.tick();
         history.push(...solved.turn);
-        scoring.push(scoreAnswer(options, ctx, sample, solved.answer, result));
+        scoring.push(
+          scoreAnswer(options, ctx, { sample, answer: solved.answer, conversation: [...history] }, result),
+        );
       } catch (err) {
         const message = redact(err instanceof Error ? err.message : String(err));
         // This turn and every later turn of the conversation cannot be answered: they need this answer.
@@ -106,13 +108,13 @@ export async function evaluate(options: EvaluateOptions): Promise<EvaluateResult
 async function scoreAnswer(
   options: EvaluateOptions,
   ctx: ScoreContext,
-  sample: Sample,
-  answer: string,
+  input: ScoreInput,
   result: EvaluateResult,
 ): Promise<void> {
+  const { sample } = input;
   for (const scorer of options.scorers) {
     try {
-      const values = await scorer.score({ sample, answer }, ctx);
+      const values = await scorer.score(input, ctx);
       for (const value of values) {
         options.store.putScore({
           ...value,
