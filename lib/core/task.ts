@@ -129,8 +129,8 @@ export interface Scorer {
   readonly templates?: Record<string, string>;
   /** Offline stand-ins (`offline:*` names) it accepts for its roles. */
   readonly offline?: readonly string[];
-  /** Scores it will store per answer (progress units): e.g. judge runs × judges. Default 1. */
-  units?(ctx: Pick<ScoreContext, "judgeRuns" | "members">): number;
+  /** Scores it will store for `sample`'s answer (progress units): e.g. judge runs × judges, 0 when it does not apply. Default 1. */
+  units?(ctx: Pick<ScoreContext, "judgeRuns" | "members">, sample: Sample): number;
   /** Returns the scores of one answer. Provider failures propagate (recorded as score failures). */
   score(input: ScoreInput, ctx: ScoreContext): Promise<ScoreValue[]>;
   /** Sees every sample of the run before scoring starts (e.g. to fit corpus statistics such as IDF). */

@@ -41,8 +41,10 @@ export interface JudgeScorerSpec<V> {
   name: string;
   /** The role whose models judge (default `judge`). */
   role?: string;
-  /** Builds the judge's messages for a sample and an answer. */
-  prompt: (sample: Sample, answer: string) => ChatMessage[];
+  /** Builds the judge's messages for a sample and an answer (and the conversation so far, when there is one). */
+  prompt: (sample: Sample, answer: string, conversation?: readonly ChatMessage[]) => ChatMessage[];
+  /** Whether a sample's answer is judged at all (e.g. only the last round of a dialogue); default every one. */
+  applies?: (sample: Sample) => boolean;
   /** The prompt templates, by name (hashed into the manifest). */
   templates: Record<string, string>;
   /** zod schema of a valid verdict. */
@@ -177,9 +179,10 @@ export function judgeScorer<V>(spec: JudgeScorerSpec<V>): JudgeScorer<V> {
     templates: spec.templates,
     offline: spec.offline ?? [],
     spec,
-    units: (ctx) => ctx.judgeRuns * ctx.members(role).length,
-    async score({ sample, answer }, ctx) {
-      const messages = spec.prompt(sample, answer);
+    units: (ctx, sample) => (spec.applies?.(sample) ?? true) ? ctx.judgeRuns * ctx.members(role).length : 0,
+    async score({ sample, answer, conversation }, ctx) {
+      if (!(spec.applies?.(sample) ?? true)) return [];
+      const messages = spec.prompt(sample, answer, conversation);
       const runs = Array.from({ length: ctx.judgeRuns }, (_, i) => i + 1);
       const jobs = ctx.members(role).flatMap((member, m) =>
         runs.map(async (run) =>

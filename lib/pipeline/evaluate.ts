@@ -43,9 +43,22 @@ export interface EvaluateResult {
   scoreFailures: number;
 }
 
-/** Returns the progress units of one scorer on one answer (e.g. judge runs × judges). */
-function scorerUnits(scorer: Scorer, ctx: Pick<ScoreContext, "judgeRuns" | "members">): number {
-  return scorer.units?.(ctx) ?? 1;
+/** Returns the progress units of one scorer on one sample's answer (e.g. judge runs × judges). */
+function scorerUnits(
+  scorer: Scorer,
+  ctx: Pick<ScoreContext, "judgeRuns" | "members">,
+  sample: Sample,
+): number {
+  return scorer.units?.(ctx, sample) ?? 1;
+}
+
+/** Returns the progress units of one sample: its answer and every scorer's scores. */
+function sampleUnits(
+  sample: Sample,
+  scorers: readonly Scorer[],
+  ctx: Pick<ScoreContext, "judgeRuns" | "members">,
+): number {
+  return 1 + scorers.reduce((sum, s) => sum + scorerUnits(s, ctx, sample), 0);
 }
 
 /** Returns the number of progress units {@linkcode evaluate} will count for `samples`. */
@@ -54,7 +67,7 @@ export function progressUnits(
   scorers: readonly Scorer[],
   ctx: Pick<ScoreContext, "judgeRuns" | "members">,
 ): number {
-  return samples.length * (1 + scorers.reduce((sum, s) => sum + scorerUnits(s, ctx), 0));
+  return samples.reduce((sum, sample) => sum + sampleUnits(sample, scorers, ctx), 0);
 }
 
 /** Runs every sample through the solver and the scorers, writing outputs and scores to the store. */
@@ -63,7 +76,6 @@ export async function evaluate(options: EvaluateOptions): Promise<EvaluateResult
   const scoring: Promise<void>[] = [];
   const { progress, store, condition, roles, judgeRuns } = options;
   const unitCtx = { judgeRuns, members: (role: string) => roles.members(role) };
-  const scoreUnits = options.scorers.reduce((sum, s) => sum + scorerUnits(s, unitCtx), 0);
 
   const runConversation = async (turns: Sample[]) => {
     const history: ChatMessage[] = [];
@@ -92,9 +104,9 @@ export async function evaluate(options: EvaluateOptions): Promise<EvaluateResult
           const error = j === 0 ? message : `not asked: turn ${sample.conversation?.turn ?? 1} failed`;
           store.putOutput({ sampleId: later.id, condition, callKey: null, text: null, error });
         }
-        const skipped = turns.length - i;
-        result.answerErrors += skipped;
-        progress?.tick(skipped * (1 + scoreUnits), true);
+        const skipped = turns.slice(i);
+        result.answerErrors += skipped.length;
+        progress?.tick(skipped.reduce((sum, s) => sum + sampleUnits(s, options.scorers, unitCtx), 0), true);
         return;
       }
     }
@@ -125,7 +137,7 @@ async function scoreAnswer(
       }
       options.progress?.tick(values.length);
     } catch (err) {
-      const units = scorerUnits(scorer, ctx);
+      const units = scorerUnits(scorer, ctx, sample);
       result.scoreFailures += units;
       options.store.logEvent("score_failed", {
         sample: sample.id,
