@@ -186,6 +186,10 @@ export interface RatingSpec {
   fields: readonly RatingField[];
   /** The field stored as the primary value; absent when the fields only count together. */
   primary?: string;
+  /** Maps an item id of a ratings file to the run's sample id (e.g. a dialogue id to its last round). */
+  resolve?(id: string, sampleIds: ReadonlySet<string>): string | undefined;
+  /** The fields `sampleId` is rated on (default all; e.g. contextual indicators only for dialogues). */
+  fieldsOf?(sampleId: string): readonly string[];
 }
 
 /**

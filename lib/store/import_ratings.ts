@@ -1,7 +1,8 @@
 /**
  * Human ratings into the run store, as a scorer of their own (`human:NAME`, one score per sample and rater).
  * A ratings CSV is either wide — `sample_id`, `rater` and one column per field — or long — `sample_id`,
- * `rater`, `field`, `value`. Everything is validated before anything is written: an unknown sample id, a row
+ * `rater`, `field`, `value` (also read as `item`, `rater`, `indicator`, `score`). A spec may map item ids to the
+ * run's sample ids (`resolve`) and say which fields an item is rated on (`fieldsOf`). Everything is validated before anything is written: an unknown sample id, a row
  * without a rater, an unknown field or a value out of its range is a one-line error naming file, line and
  * field. The file's SHA-256 enters the manifest under `ratings:<scorer>`.
  * @module
@@ -44,7 +45,11 @@ export interface ReadRatingsOptions {
   sampleIds: ReadonlySet<string>;
 }
 
-const ID_COLUMNS = ["sample_id", "id"];
+const ID_COLUMNS = ["sample_id", "id", "item"];
+
+/** Column names of a long file: field (or indicator) and value (or score). */
+const FIELD_COLUMNS = ["field", "indicator"];
+const VALUE_COLUMNS = ["value", "score"];
 
 /** Returns the category a cell names (the category, case and `_`/space variants, or its 1-based position). */
 function levelValue(trimmed: string, levels: readonly string[]): string | undefined {
@@ -113,7 +118,9 @@ export function readRatings(
       "missing column (who rated each row)",
     );
   }
-  const long = column("field") >= 0 && column("value") >= 0;
+  const fieldColumn = FIELD_COLUMNS.map(column).find((i) => i >= 0) ?? -1;
+  const valueColumn = VALUE_COLUMNS.map(column).find((i) => i >= 0) ?? -1;
+  const long = fieldColumn >= 0 && valueColumn >= 0;
   const fieldsByName = new Map(spec.fields.map((f) => [f.name, f]));
   if (!long) {
     for (const field of spec.fields) {
@@ -126,7 +133,8 @@ export function readRatings(
   for (const row of rows.slice(1)) {
     const where = { file: path, record: `line ${row.line}` };
     const cell = (i: number) => (row.fields[i] ?? "").trim();
-    const sampleId = cell(idColumn);
+    const given = cell(idColumn);
+    const sampleId = spec.resolve?.(given, options.sampleIds) ?? given;
     if (!options.sampleIds.has(sampleId)) {
       throw new InputError(
         { ...where, field: header[idColumn] },
@@ -137,31 +145,36 @@ export function readRatings(
     if (rater === "") throw new InputError({ ...where, field: "rater" }, "missing rater");
     const key = `${sampleId}\u0000${rater}`;
     const rating = byKey.get(key) ?? { sampleId, rater, values: {}, line: row.line };
+    const applicable = new Set(spec.fieldsOf?.(sampleId) ?? spec.fields.map((f) => f.name));
     if (long) {
-      const name = cell(column("field"));
+      const name = cell(fieldColumn);
       const field = fieldsByName.get(name);
       if (!field) {
         throw new InputError(
-          { ...where, field: "field" },
+          { ...where, field: header[fieldColumn] },
           `unknown field "${name}"; known: ${[...fieldsByName.keys()].join(", ")}`,
         );
+      }
+      if (!applicable.has(name)) {
+        throw new InputError({ ...where, field: name }, `not rated for ${given}`);
       }
       if (name in rating.values) {
         throw new InputError({ ...where, field: name }, `rated twice by ${rater} for ${sampleId}`);
       }
-      rating.values[name] = fieldValue(cell(column("value")), field, where);
+      rating.values[name] = fieldValue(cell(valueColumn), field, where);
     } else {
       if (byKey.has(key)) {
         throw new InputError({ ...where, field: "sample_id" }, `${sampleId} rated twice by ${rater}`);
       }
-      for (const field of spec.fields) {
+      for (const field of spec.fields.filter((f) => applicable.has(f.name))) {
         rating.values[field.name] = fieldValue(cell(column(field.name)), field, where);
       }
     }
     byKey.set(key, rating);
   }
   for (const rating of byKey.values()) {
-    const missing = spec.fields.find((f) => !(f.name in rating.values));
+    const applicable = new Set(spec.fieldsOf?.(rating.sampleId) ?? spec.fields.map((f) => f.name));
+    const missing = spec.fields.find((f) => applicable.has(f.name) && !(f.name in rating.values));
     if (missing) {
       throw new InputError(
         { file: path, record: `line ${rating.line}`, field: missing.name },
