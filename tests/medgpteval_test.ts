@@ -1,4 +1,6 @@
-import { assert, assertAlmostEquals, assertEquals, assertRejects } from "@std/assert";
+import { assert, assertAlmostEquals, assertEquals, assertRejects, assertThrows } from "@std/assert";
+import { EXPERT_RATING_SPEC, EXPERT_SCORER } from "../lib/benchmarks/medgpteval/experts.ts";
+import { ratingScores, readRatings } from "../lib/store/import_ratings.ts";
 import { aggregateMedGptEval, medGptEvalRows } from "../lib/benchmarks/medgpteval/aggregate.ts";
 import { loadMedGptEval, sampleId } from "../lib/benchmarks/medgpteval/load.ts";
 import { buildAspectMessages } from "../lib/benchmarks/medgpteval/prompts.ts";
@@ -186,4 +188,44 @@ Deno.test("MedGPTEval aggregation: totals, subtotals, vetoes and indicator means
   assertEquals(kindTable([summary], "case").rows.length, 1 + 2 + 1 + 10);
   assert(String(tables.table3.rows[0][0]).startsWith("Total score (maximum score: 16)"));
   assert(String(tables.table4.rows[0][1]).endsWith("(n=3)"));
+});
+
+Deno.test("MedGPTEval experts: the CSV imported by item, contextual indicators only for dialogues, agreement reported", async () => {
+  const samples = await loadMedGptEval(DATA);
+  const sampleIds = new Set(samples.map((s) => s.id));
+  const bytes = await Deno.readFile(EXPERTS);
+  const file = readRatings(bytes, EXPERTS, EXPERT_RATING_SPEC, { sampleIds });
+  assertEquals(file.ratings.length, 9 * 3);
+  assertEquals(file.ratings[0].sampleId, sampleId("dialogue-01", 4));
+  const scores = Map.groupBy(
+    ratingScores(file, EXPERT_SCORER, "default", EXPERT_RATING_SPEC),
+    (s) => s.sampleId,
+  );
+  const view: RunView = { samples, outputs: new Map(), scores };
+  const labels = {
+    benchmark: "medgpteval",
+    model: "m",
+    judge: null,
+    condition: "default",
+    offline: false,
+    judgeRuns: 1,
+  };
+  const rows = medGptEvalRows(view, labels);
+  const { ratings } = await expertScores();
+  for (const row of rows.filter((r) => r.fields.scored === 1)) {
+    const kind = row.fields.kind as ItemKind;
+    const totals = [...ratings.get(String(row.fields.item))!.values()].map((v) => rateItem(v, kind).total);
+    assertAlmostEquals(row.values["expert:total"]!, totals.reduce((a, b) => a + b, 0) / totals.length, 1e-12);
+    assertEquals(row.values.total, null); // no judge in this run
+  }
+  const summary = aggregateMedGptEval(rows, view, labels);
+  assertEquals(summary.metrics["expert_alpha:accuracy"].n, 9);
+  assertEquals(summary.metrics["expert_alpha:key_information"].n, 6);
+  assertEquals(summary.metrics["expert_icc_k:total"].n, 9);
+  const table3 = kindTable([summary], "dialogue");
+  assertEquals(table3.columns, ["Evaluation indicators", "m", "m · experts"]);
+  // A contextual indicator for a case report is refused, naming the line and the indicator.
+  const bad = new TextEncoder().encode("item,rater,indicator,score\ncase-01,expert-1,anaphora_matching,1\n");
+  const err = assertThrows(() => readRatings(bad, "bad.csv", EXPERT_RATING_SPEC, { sampleIds }), InputError);
+  assertEquals(err.message, 'bad.csv: line 2: field "anaphora_matching": not rated for case-01');
 });

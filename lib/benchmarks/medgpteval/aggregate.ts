@@ -8,28 +8,47 @@
 import type { NamedValue, StoredScore } from "../../core/records.ts";
 import {
   CI_METHOD,
+  type Estimate,
   type RunLabels,
   type SampleRow,
   type Summary,
   summaryLabels,
 } from "../../core/summary.ts";
+import { alphaWithCi } from "../../stats/agreement.ts";
 import type { RunView } from "../../core/task.ts";
 import { judgedValue } from "../../judges/jury.ts";
 import { summarize } from "../../report/summary.ts";
 import { itemOf } from "./load.ts";
-import { ASPECTS, ASPECTS_OF, INDICATORS } from "./rubric.ts";
+import { expertAgreement, expertTotals } from "./experts.ts";
+import {
+  ASPECTS,
+  ASPECTS_OF,
+  INDICATORS,
+  indicatorsFor,
+  type ItemKind,
+  type RatingTotals,
+} from "./rubric.ts";
 import { ASPECT_SCORERS, UNVETOED } from "./scorer.ts";
 
 /** Metric name of the medical subtotal without the veto. */
 export const MEDICAL_UNVETOED = "medical_unvetoed";
 
-/** Every metric a row carries: total, aspect subtotals (medical vetoed and not), indicators. */
-export const METRICS: readonly string[] = [
+/** The judges' metrics of a row: total, aspect subtotals (medical vetoed and not), indicators, vetoed share. */
+export const JUDGE_METRICS: readonly string[] = [
   "total",
   ...ASPECTS,
   MEDICAL_UNVETOED,
   ...INDICATORS.map((i) => i.name),
   "vetoed",
+];
+
+/** Prefix of the experts' metrics (`expert:total`, `expert:accuracy`, ...). */
+export const EXPERT_PREFIX = "expert:";
+
+/** Every metric a row carries: the judges', then the same from the experts' scores. */
+export const METRICS: readonly string[] = [
+  ...JUDGE_METRICS,
+  ...JUDGE_METRICS.map((m) => `${EXPERT_PREFIX}${m}`),
 ];
 
 /** Fields MedGPTEval results are grouped by. */
@@ -49,6 +68,7 @@ function aspectValue(
 
 /** Returns each item's total, aspect subtotals and indicator means (`null` for rounds not scored). */
 export function medGptEvalRows(view: RunView, labels: RunLabels): SampleRow[] {
+  const experts = expertTotals(view);
   return view.samples.map((sample) => {
     const values: Record<string, number | null> = Object.fromEntries(METRICS.map((m) => [m, null]));
     const { kind, scored } = itemOf(sample);
@@ -78,18 +98,48 @@ export function medGptEvalRows(view: RunView, labels: RunLabels): SampleRow[] {
         : null;
       const parts = ASPECTS_OF[kind].map((a) => values[a]);
       values.total = parts.every((p) => p !== null) ? parts.reduce((a, b) => a! + b!, 0) : null;
+      Object.assign(values, expertValues(experts.get(sample.id), kind));
     }
     return { id: sample.id, fields: sample.fields, values };
   });
 }
 
+/** Returns the experts' means of one item (every rating summed with the veto, then averaged). */
+function expertValues(
+  byRater: Map<string, RatingTotals> | undefined,
+  kind: ItemKind,
+): Record<string, number | null> {
+  const out: Record<string, number | null> = {};
+  const ratings = [...(byRater?.values() ?? [])];
+  const mean = (xs: number[]) => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : null);
+  out[`${EXPERT_PREFIX}total`] = mean(ratings.map((r) => r.total));
+  for (const aspect of ASPECTS_OF[kind]) {
+    out[`${EXPERT_PREFIX}${aspect}`] = mean(ratings.map((r) => r.aspects[aspect]!));
+  }
+  out[`${EXPERT_PREFIX}${MEDICAL_UNVETOED}`] = mean(ratings.map((r) => r.medicalUnvetoed));
+  out[`${EXPERT_PREFIX}vetoed`] = mean(ratings.map((r) => (r.vetoed ? 1 : 0)));
+  for (const indicator of indicatorsFor(kind)) {
+    out[`${EXPERT_PREFIX}${indicator.name}`] = mean(ratings.map((r) => r.scores[indicator.name]));
+  }
+  return out;
+}
+
+/** The judges' totals against the experts' mean totals over the items both scored (Krippendorff's α, interval). */
+function judgeVsExperts(rows: readonly SampleRow[], seed: string): Estimate {
+  const units = rows.filter((r) => r.values.total !== null && r.values[`${EXPERT_PREFIX}total`] !== null)
+    .map((r) => [r.values.total!, r.values[`${EXPERT_PREFIX}total`]!]);
+  return alphaWithCi(units, "interval", { seed: `${seed}:judge-experts` });
+}
+
 /** Returns the MedGPTEval summary of a run: every metric per kind (dialogue, case report) and overall. */
 export function aggregateMedGptEval(rows: readonly SampleRow[], view: RunView, labels: RunLabels): Summary {
   const scored = rows.filter((r) => r.fields.scored === 1);
-  const core = summarize(scored, METRICS, GROUP_FIELDS, {
-    seed: `${labels.benchmark}:${labels.condition}`,
-    order: { kind: ["dialogue", "case"] },
-  });
+  const seed = `${labels.benchmark}:${labels.condition}`;
+  const core = summarize(scored, METRICS, GROUP_FIELDS, { seed, order: { kind: ["dialogue", "case"] } });
+  const agreement = expertAgreement(view, seed);
+  if (Object.keys(agreement).length || scored.some((r) => r.values[`${EXPERT_PREFIX}total`] !== null)) {
+    Object.assign(core.metrics, agreement, { "judge_expert_alpha:total": judgeVsExperts(scored, seed) });
+  }
   const judged = [...view.scores.values()].flat().filter((s) => ASPECTS.includes(s.scorer as never));
   const notes = [
     "a dialogue is judged as a whole on its last round; totals: dialogue max 16, case report max 13",

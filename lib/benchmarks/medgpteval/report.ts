@@ -6,7 +6,7 @@
 import type { Table } from "../../core/report_spec.ts";
 import { type Summary, summaryName } from "../../core/summary.ts";
 import { comparisonNotes, formatEstimate } from "../../report/tables.ts";
-import { MEDICAL_UNVETOED } from "./aggregate.ts";
+import { EXPERT_PREFIX, MEDICAL_UNVETOED } from "./aggregate.ts";
 import { ASPECT_LABELS } from "./prompts.ts";
 import { aspectMax, ASPECTS_OF, INDICATORS, type ItemKind, totalMax } from "./rubric.ts";
 
@@ -19,7 +19,17 @@ export function kindTable(summaries: readonly Summary[], kind: ItemKind): Table 
     const est = s.groups.kind?.[kind]?.[metric];
     return est && est.n > 0 ? `${formatEstimate(est, false)} (n=${est.n})` : "–";
   };
-  const row = (label: string, metric: string) => [label, ...summaries.map((s) => cell(s, metric))];
+  // A run with imported expert scores shows them in a column of their own beside its judges'.
+  const columns = summaries.flatMap((s) => [
+    { summary: s, prefix: "", label: summaryName(s) },
+    ...((s.groups.kind?.[kind]?.[`${EXPERT_PREFIX}total`]?.n ?? 0) > 0
+      ? [{ summary: s, prefix: EXPERT_PREFIX, label: `${summaryName(s)} · experts` }]
+      : []),
+  ]);
+  const row = (
+    label: string,
+    metric: string,
+  ) => [label, ...columns.map((c) => cell(c.summary, c.prefix + metric))];
   const rows = [row(`Total score (maximum score: ${totalMax(kind)})`, "total")];
   for (const aspect of ASPECTS_OF[kind]) {
     rows.push(row(`${ASPECT_LABELS[aspect]} (maximum score: ${aspectMax(aspect)})`, aspect));
@@ -32,7 +42,7 @@ export function kindTable(summaries: readonly Summary[], kind: ItemKind): Table 
     title: `MedGPTEval: content performance on ${
       kind === "dialogue" ? "multiple-turn dialogues" : "case reports"
     } (mean [95% CI] (n))`,
-    columns: ["Evaluation indicators", ...summaries.map(summaryName)],
+    columns: ["Evaluation indicators", ...columns.map((c) => c.label)],
     rows,
     notes: comparisonNotes(summaries),
   };

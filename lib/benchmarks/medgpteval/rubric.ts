@@ -181,6 +181,8 @@ export interface RatingTotals {
   vetoed: boolean;
   /** Sum of the aspects (vetoed medical subtotal). */
   total: number;
+  /** The indicator scores as given. */
+  scores: IndicatorScores;
 }
 
 /**
@@ -204,5 +206,6 @@ export function rateItem(scores: IndicatorScores, kind: ItemKind): RatingTotals 
     medicalUnvetoed: sum("medical"),
     vetoed,
     total: Object.values(aspects).reduce((a, b) => a + b, 0),
+    scores,
   };
 }
