@@ -13,9 +13,9 @@ Deno.test("CLI: eval --help and eval <benchmark> --help print usage and exit 0",
   for (const flag of ["--model", "--judge-runs", "--embed-model", "--human-eval", "--ablation"]) {
     assertStringIncludes(all.stdout, flag);
   }
-  assertStringIncludes(all.stdout, "judge (llmeval-med, permedcqa only):");
+  assertStringIncludes(all.stdout, "judge (llmeval-med, permedcqa, medgpteval only):");
   assertStringIncludes(all.stdout, "(default test) (permedcqa only)");
-  assertStringIncludes(all.stdout, "benchmarks: llmeval-med, climedbench, permedcqa");
+  assertStringIncludes(all.stdout, "benchmarks: llmeval-med, climedbench, permedcqa, medgpteval");
   const climed = await runCli(["eval", "climedbench", "--help"]);
   assertEquals(climed.code, 0, climed.stderr);
   assertStringIncludes(climed.stdout, "--embed-model");

@@ -122,13 +122,17 @@ Deno.test({
       const answerCalls = server.requests.filter((r) =>
         (r.body as { model?: string })?.model === "fake-model"
       );
-      // One answer per sample of every registered benchmark (CliMedBench and PerMedCQA run beside LLMEval-Med).
+      // One answer per sample of every registered benchmark (the others run beside LLMEval-Med).
       const others = await Promise.all(["climedbench", "permedcqa"].map(async (name) =>
         SummarySchema.parse(
           JSON.parse(await Deno.readTextFile(`${root}/runs/reproduce/${name}/fake-model/summary.json`)),
         ).n
       ));
-      assertEquals(answerCalls.length, summary.n + others[0] + others[1]);
+      // MedGPTEval's summary counts items (a dialogue is one); its answers are one per round.
+      const medgptevalAnswers = JSON.parse(
+        await Deno.readTextFile(`${root}/runs/reproduce/medgpteval/fake-model/summary.json`),
+      ).counts.samples;
+      assertEquals(answerCalls.length, summary.n + others[0] + others[1] + medgptevalAnswers);
       assert(server.requests.every((r) => r.authorization === `Bearer ${SECRET}`));
       for await (const entry of Deno.readDir(`${root}/reports/runs/llmeval-med`)) {
         const text = await Deno.readTextFile(`${root}/reports/runs/llmeval-med/${entry.name}`);

@@ -6,6 +6,7 @@ import { ConfigError } from "../core/errors.ts";
 import type { Task } from "../core/task.ts";
 import { createClimedBenchTask } from "./climedbench/task.ts";
 import { createLlmEvalMedTask } from "./llmeval_med/task.ts";
+import { createMedGptEvalTask } from "./medgpteval/task.ts";
 import { createPerMedCqaTask } from "./permedcqa/task.ts";
 
 /** Benchmark factories by registry name. */
@@ -13,6 +14,7 @@ export const BENCHMARKS: Record<string, () => Promise<Task>> = {
   "llmeval-med": createLlmEvalMedTask,
   climedbench: createClimedBenchTask,
   permedcqa: createPerMedCqaTask,
+  medgpteval: createMedGptEvalTask,
 };
 
 /** Returns the task registered as `name`, or throws a {@linkcode ConfigError} listing the known names. */

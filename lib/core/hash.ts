@@ -36,3 +36,16 @@ export function hashValue(value: unknown): string {
 export async function hashFile(path: string): Promise<string> {
   return sha256Hex(await Deno.readFile(path));
 }
+
+/**
+ * Returns the hex SHA-256 of a file's bytes, or of a directory's files (not its subdirectories): the hash of
+ * one `name<TAB>sha256` line per file, in name order — so a data set split over several files has one hash.
+ */
+export async function hashPath(path: string): Promise<string> {
+  if (!(await Deno.stat(path)).isDirectory) return await hashFile(path);
+  const lines: string[] = [];
+  for await (const entry of Deno.readDir(path)) {
+    if (entry.isFile) lines.push(`${entry.name}\t${await hashFile(`${path}/${entry.name}`)}`);
+  }
+  return sha256Hex(lines.sort().join("\n"));
+}

@@ -17,7 +17,7 @@ import { getTask } from "../benchmarks/registry.ts";
 import type { GenerationParams } from "../core/chat.ts";
 import { ConfigError } from "../core/errors.ts";
 import { pathExists, projectPath } from "../core/fs.ts";
-import { hashFile, hashValue } from "../core/hash.ts";
+import { hashFile, hashPath, hashValue } from "../core/hash.ts";
 import { type Sample, toConversations } from "../core/sample.ts";
 import type { LoadOptions, RatingSpec, Task } from "../core/task.ts";
 import { readBytes } from "../core/text_file.ts";
@@ -236,7 +236,7 @@ export async function loadEvalData(
   options: LoadOptions = {},
 ): Promise<EvalData> {
   const file = task.dataFile ? await task.dataFile(path, options) : path;
-  return { path: file, samples: await task.load(file, options), sha256: await hashFile(file) };
+  return { path: file, samples: await task.load(file, options), sha256: await hashPath(file) };
 }
 
 /**

@@ -8,6 +8,7 @@ import type { Sample } from "../core/sample.ts";
 import { IdentityTranslatorProvider, ReferenceProvider, RetrievalProvider } from "./offline.ts";
 import { OpenAIEmbeddingProvider, OpenAIProvider } from "./openai.ts";
 import { OverlapJudgeProvider } from "./overlap_judge.ts";
+import { KeywordRubricJudgeProvider } from "./keyword_rubric_judge.ts";
 import { RubricJudgeProvider } from "./rubric_judge.ts";
 import type { ChatProvider } from "./types.ts";
 
@@ -22,6 +23,8 @@ export const OFFLINE_JUDGES: Record<string, string> = {
   "offline:overlap": "lexical bigram F1 against the reference mapped onto 1-5 (smoke test, not an LLM judge)",
   "offline:medjudge":
     "word overlap with the expert answer mapped onto the MedJudge rubric (smoke test, not an LLM judge)",
+  "offline:rubric":
+    "surface rules on the answer scoring rubric indicators, MedGPTEval (smoke test, not an LLM judge)",
 };
 
 /** Offline translator names and what they are. */
@@ -82,6 +85,7 @@ export function createProvider(settings: ProviderSettings, corpus: readonly Samp
     if (settings.model === "offline:retrieval") return new RetrievalProvider(corpus);
     if (settings.model === "offline:overlap") return new OverlapJudgeProvider();
     if (settings.model === "offline:medjudge") return new RubricJudgeProvider();
+    if (settings.model === "offline:rubric") return new KeywordRubricJudgeProvider();
     if (settings.model === "offline:identity") return new IdentityTranslatorProvider();
   }
   const baseUrl = resolveBaseUrl(

@@ -49,6 +49,8 @@ export class RetrievalProvider extends OfflineProvider {
   /** Returns the best-matching reference of another conversation (ties: first in corpus order). */
   protected answer(request: ChatRequest): ChatResponse {
     const sample = this.sampleOf(request);
+    // A data set without reference answers has nothing to retrieve: the floor is an empty answer.
+    if (this.#docs.length === 0) return { text: "", finishReason: "stop" };
     const query = this.#bm25.bowOf(wordTokens(sample.input));
     const own = sample.conversation?.id;
     let best: { score: number; text: string } = { score: -1, text: "" };

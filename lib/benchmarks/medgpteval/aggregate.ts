@@ -135,9 +135,11 @@ function judgeVsExperts(rows: readonly SampleRow[], seed: string): Estimate {
 export function aggregateMedGptEval(rows: readonly SampleRow[], view: RunView, labels: RunLabels): Summary {
   const scored = rows.filter((r) => r.fields.scored === 1);
   const seed = `${labels.benchmark}:${labels.condition}`;
-  const core = summarize(scored, METRICS, GROUP_FIELDS, { seed, order: { kind: ["dialogue", "case"] } });
+  const withExperts = scored.some((r) => r.values[`${EXPERT_PREFIX}total`] !== null);
+  const metrics = withExperts ? METRICS : JUDGE_METRICS;
+  const core = summarize(scored, metrics, GROUP_FIELDS, { seed, order: { kind: ["dialogue", "case"] } });
   const agreement = expertAgreement(view, seed);
-  if (Object.keys(agreement).length || scored.some((r) => r.values[`${EXPERT_PREFIX}total`] !== null)) {
+  if (withExperts) {
     Object.assign(core.metrics, agreement, { "judge_expert_alpha:total": judgeVsExperts(scored, seed) });
   }
   const judged = [...view.scores.values()].flat().filter((s) => ASPECTS.includes(s.scorer as never));

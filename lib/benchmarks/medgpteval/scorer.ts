@@ -50,7 +50,7 @@ export function aspectScorer(aspect: Aspect) {
     reduce: "mean",
     jury: "mean",
     agreement: "interval",
-    offline: [],
+    offline: ["offline:rubric"],
     maxTokens: 1536,
   });
 }
