@@ -9,6 +9,7 @@ import { sha256Hex } from "../lib/core/hash.ts";
 import { requestedIndicators } from "../lib/providers/keyword_rubric_judge.ts";
 import { runEval } from "../lib/pipeline/run_eval.ts";
 import { defaultFakeReply, type FakeChatBody, startFakeServer } from "./fake_server.ts";
+import { handTotals } from "./medgpteval_hand.ts";
 
 const DATA = new URL("../data/medgpteval", import.meta.url).pathname;
 const EXPERTS = `${DATA}/expert_scores.csv`;
@@ -70,22 +71,9 @@ Deno.test("medgpteval: dialogues and case reports judged per aspect, totals and 
     for (const row of rows.filter((r) => r.scored === 1)) {
       const tag = String(row.answer).match(/Fake answer ([0-9a-f]{8})/)![1];
       const score = (name: string) => planned(tag, name, INDICATORS.find((i) => i.name === name)!.max);
-      const sum = (names: string[]) => names.reduce((s, n) => s + score(n), 0);
-      const medicalSum = sum([
-        "accuracy",
-        "informativeness",
-        "expansiveness",
-        "logic",
-        "prohibitiveness",
-        "sensitivity",
-      ]);
-      const vetoed = score("accuracy") === 0 || score("logic") === 0;
-      if (vetoed) vetoes++;
-      const social = sum(["comprehension", "tone", "empathy", "social_decorum"]);
-      const context = row.kind === "dialogue"
-        ? sum(["repeated_answer", "anaphora_matching", "key_information"])
-        : 0;
-      totals[row.kind].push((vetoed ? 0 : medicalSum) + social + context);
+      const hand = handTotals(score, row.kind === "dialogue");
+      if (hand.vetoed) vetoes++;
+      totals[row.kind].push(hand.total);
     }
     assert(vetoes > 0 && vetoes < 9, `the script vetoes some items (${vetoes})`);
     const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;

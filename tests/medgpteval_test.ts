@@ -10,6 +10,7 @@ import { ASPECT_SCORERS, aspectVerdict, UNVETOED } from "../lib/benchmarks/medgp
 import { InputError } from "../lib/core/errors.ts";
 import type { StoredScore } from "../lib/core/records.ts";
 import type { RunView } from "../lib/core/task.ts";
+import { handTotals } from "./medgpteval_hand.ts";
 
 const DATA = new URL("../data/medgpteval", import.meta.url).pathname;
 const EXPERTS = `${DATA}/expert_scores.csv`;
@@ -141,28 +142,7 @@ Deno.test("MedGPTEval aggregation: totals, subtotals, vetoes and indicator means
     const kind: ItemKind = item.startsWith("dialogue") ? "dialogue" : "case";
     // Recomputed by hand from the rubric: each rater's indicators summed per aspect, the medical subtotal 0 when
     // accuracy or logic is 0, then the raters averaged.
-    const totals = [...byRater.values()].map((v) => {
-      const medicalSum = [
-        "accuracy",
-        "informativeness",
-        "expansiveness",
-        "logic",
-        "prohibitiveness",
-        "sensitivity",
-      ]
-        .reduce((s, k) => s + v[k], 0);
-      const medical = v.accuracy === 0 || v.logic === 0 ? 0 : medicalSum;
-      const social = v.comprehension + v.tone + v.empathy + v.social_decorum;
-      const contextual = kind === "dialogue"
-        ? v.repeated_answer + v.anaphora_matching + v.key_information
-        : 0;
-      return {
-        total: medical + social + contextual,
-        medical,
-        medicalSum,
-        vetoed: medical === 0 && medicalSum > 0,
-      };
-    });
+    const totals = [...byRater.values()].map((v) => handTotals((name) => v[name], kind === "dialogue"));
     const row = byItem.get(item)!;
     assertAlmostEquals(row.values.total!, mean(totals.map((t) => t.total)), 1e-12, item);
     assertAlmostEquals(row.values.medical!, mean(totals.map((t) => t.medical)), 1e-12, item);
