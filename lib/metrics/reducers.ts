@@ -43,36 +43,30 @@ export function maxOf(values: readonly NamedValue[]): number | null {
   return xs.length ? Math.max(...xs) : null;
 }
 
-/**
- * Returns the most frequent present value (numbers or categories); `null` when there is none or when the
- * most frequent values tie — a tie is no majority, never a coin toss.
- */
-export function modeOf(values: readonly NamedValue[]): NamedValue {
-  const counts = new Map<NamedValue, number>();
-  for (const v of values) if (v !== null) counts.set(v, (counts.get(v) ?? 0) + 1);
-  let best: NamedValue = null;
-  let bestCount = 0;
-  let tie = false;
-  for (const [value, count] of counts) {
-    if (count > bestCount) [best, bestCount, tie] = [value, count, false];
-    else if (count === bestCount) tie = true;
-  }
-  return tie ? null : best;
-}
+/** Chooses one value among the most frequent ones when several tie. */
+export type TieBreak = (tied: readonly NonNullable<NamedValue>[]) => NamedValue;
+
+/** No majority: a tie gives `null`, never a coin toss. */
+export const NO_MAJORITY: TieBreak = (tied) => (tied.length === 1 ? tied[0] : null);
+
+/** A tie goes to the smallest number (for a 0/1 verdict such as "acceptable", a tie is not acceptable). */
+export const LOWEST: TieBreak = (tied) => Math.min(...tied.map(Number));
 
 /**
- * Returns the most frequent present number; when several tie, the smallest of them (for a 0/1 verdict such as
- * "acceptable", a tie is not acceptable). `null` when there is none.
+ * Returns the most frequent present value (numbers or categories); when several tie, what `tie` chooses
+ * (default {@linkcode NO_MAJORITY}). `null` when there is none.
  */
+export function modeOf(values: readonly NamedValue[], tie: TieBreak = NO_MAJORITY): NamedValue {
+  const counts = new Map<NonNullable<NamedValue>, number>();
+  for (const v of values) if (v !== null) counts.set(v, (counts.get(v) ?? 0) + 1);
+  if (counts.size === 0) return null;
+  const top = Math.max(...counts.values());
+  return tie([...counts].filter(([, c]) => c === top).map(([v]) => v));
+}
+
+/** Returns the most frequent present number; a tie goes to the smallest. `null` when there is none. */
 export function modeLowOf(values: readonly NamedValue[]): number | null {
-  const counts = new Map<number, number>();
-  for (const v of numbers(values, "mode-low")) counts.set(v, (counts.get(v) ?? 0) + 1);
-  let best: number | null = null;
-  let bestCount = 0;
-  for (const [value, count] of counts) {
-    if (count > bestCount || (count === bestCount && value < best!)) [best, bestCount] = [value, count];
-  }
-  return best;
+  return modeOf(numbers(values, "mode-low"), LOWEST) as number | null;
 }
 
 /** Returns `values` reduced by `reducer`. */

@@ -19,6 +19,7 @@ import {
   summaryLabels,
 } from "../../core/summary.ts";
 import { judgedValue } from "../../judges/jury.ts";
+import { modeOf } from "../../metrics/reducers.ts";
 import type { PerMedCqaLabels } from "./labels.ts";
 import { type Rater, raterAgreement } from "../../judges/rater_agreement.ts";
 import { DATASET_COUNT_PREFIX } from "../../report/run_report.ts";
@@ -53,12 +54,9 @@ export type RubricValues = Record<string, string>;
 
 /** Returns the most frequent of `values`; a tie goes to the category latest in `severity`. */
 export function consensus(values: readonly string[], severity: readonly string[]): string | null {
-  if (values.length === 0) return null;
-  const counts = new Map<string, number>();
-  for (const v of values) counts.set(v, (counts.get(v) ?? 0) + 1);
-  const top = Math.max(...counts.values());
-  const tied = [...counts].filter(([, c]) => c === top).map(([v]) => v);
-  return tied.reduce((a, b) => (severity.indexOf(b) > severity.indexOf(a) ? b : a));
+  const mostSevere = (tied: readonly NonNullable<NamedValue>[]) =>
+    tied.reduce((a, b) => (severity.indexOf(String(b)) > severity.indexOf(String(a)) ? b : a));
+  return modeOf(values, mostSevere) as string | null;
 }
 
 /** Returns the field-by-field consensus of several verdicts (`null` when there are none). */
