@@ -7,6 +7,7 @@
 import type { FigureSpec } from "./figures.ts";
 import { ciErrorBars, PALETTE, paperLayout } from "./figures.ts";
 import { type Summary, summaryName } from "../core/summary.ts";
+import { readDatasetCounts } from "./dataset_counts.ts";
 import { formatEstimate, groupTables, orderedKeys, summaryNotes } from "./tables.ts";
 import type { GroupDisplay, MetricDisplay, ReportSpec, Table } from "../core/report_spec.ts";
 
@@ -151,18 +152,9 @@ export function groupBarFigure(
   };
 }
 
-/** Prefix of the data-set counts a summary may carry in `counts` (`dataset:FIELD=VALUE` → questions). */
-export const DATASET_COUNT_PREFIX = "dataset:";
-
-/** Returns one bar chart of question counts per field of the summary's `dataset:` counts. */
+/** Returns one bar chart of question counts per field of the summary's data-set counts. */
 export function datasetFigures(summary: Summary, display?: GroupDisplay): Record<string, FigureSpec> {
-  const byField = new Map<string, Map<string, number>>();
-  for (const [key, n] of Object.entries(summary.counts)) {
-    if (!key.startsWith(DATASET_COUNT_PREFIX)) continue;
-    const [field, value] = key.slice(DATASET_COUNT_PREFIX.length).split(/=(.*)/s);
-    if (!byField.has(field)) byField.set(field, new Map());
-    byField.get(field)!.set(value, n);
-  }
+  const byField = readDatasetCounts(summary.counts);
   const figures: Record<string, FigureSpec> = {};
   for (const [field, counts] of byField) {
     const keys = orderedKeys(counts.keys(), field, display);

@@ -9,7 +9,6 @@
  * @module
  */
 import type { NamedValue, StoredScore } from "../../core/records.ts";
-import type { Sample } from "../../core/sample.ts";
 import type { RunView } from "../../core/task.ts";
 import {
   CI_METHOD,
@@ -22,7 +21,7 @@ import { judgedValue } from "../../judges/jury.ts";
 import { modeOf } from "../../metrics/reducers.ts";
 import type { PerMedCqaLabels } from "./labels.ts";
 import { type Rater, raterAgreement } from "../../judges/rater_agreement.ts";
-import { DATASET_COUNT_PREFIX } from "../../report/run_report.ts";
+import { datasetCounts } from "../../report/dataset_counts.ts";
 import { summarize } from "../../report/summary.ts";
 import {
   ACCEPTABLE_RULE,
@@ -194,21 +193,6 @@ export const AGREEMENT_FIELDS = [
 /** Fields the dataset statistics count by. */
 export const DATASET_FIELDS = ["icd11", "question_type", "sex", "age_band", "source"] as const;
 
-/** Prefix of the dataset counts a summary carries in `counts` (`dataset:icd11=06`), which figures read. */
-export const DATASET_PREFIX = DATASET_COUNT_PREFIX;
-
-/** Returns the counts of `samples` by each dataset field, as `dataset:FIELD=VALUE` → n. */
-export function datasetCounts(samples: readonly Sample[]): Record<string, number> {
-  const out: Record<string, number> = {};
-  for (const field of DATASET_FIELDS) {
-    for (const sample of samples) {
-      const key = `${DATASET_PREFIX}${field}=${sample.fields[field] ?? "unknown"}`;
-      out[key] = (out[key] ?? 0) + 1;
-    }
-  }
-  return out;
-}
-
 /** Cells of the ICD-11 × question-type table with fewer answers than this are flagged. */
 export const SMALL_CELL = 10;
 
@@ -270,7 +254,7 @@ export function aggregatePerMedCqa(
           s.sampleId
         ),
       ).size,
-      ...datasetCounts(view.samples),
+      ...datasetCounts(view.samples, DATASET_FIELDS),
     },
     ci_method: CI_METHOD,
     notes,

@@ -7,8 +7,9 @@
  */
 import type { Table } from "../../core/report_spec.ts";
 import { type Summary, summaryName } from "../../core/summary.ts";
+import { readDatasetCounts } from "../../report/dataset_counts.ts";
 import { comparisonNotes, formatEstimate, orderedKeys, summaryNotes } from "../../report/tables.ts";
-import { DATASET_FIELDS, DATASET_PREFIX, groupOrder, levelMetric, SMALL_CELL } from "./aggregate.ts";
+import { DATASET_FIELDS, groupOrder, levelMetric, SMALL_CELL } from "./aggregate.ts";
 import type { PerMedCqaLabels } from "./labels.ts";
 import { RUBRIC_FIELDS } from "./scorer.ts";
 
@@ -86,15 +87,15 @@ function crossTable(summary: Summary, labels: PerMedCqaLabels): Table {
 
 /** The dataset's make-up from a summary's `dataset:` counts. */
 export function datasetTable(counts: Readonly<Record<string, number>>, labels: PerMedCqaLabels): Table {
-  const total = Object.entries(counts).filter(([k]) => k.startsWith(`${DATASET_PREFIX}icd11=`))
-    .reduce((sum, [, n]) => sum + n, 0);
+  const byField = readDatasetCounts(counts);
+  const total = [...(byField.get("icd11")?.values() ?? [])].reduce((sum, n) => sum + n, 0);
   const rows = DATASET_FIELDS.flatMap((field) =>
-    Object.entries(counts)
-      .filter(([k]) => k.startsWith(`${DATASET_PREFIX}${field}=`))
-      .map(([k, n]) => {
-        const key = k.slice(`${DATASET_PREFIX}${field}=`.length);
-        return [field, groupName(labels, field, key), n, total ? ((100 * n) / total).toFixed(1) : "–"];
-      })
+    [...(byField.get(field) ?? [])].map(([key, n]) => [
+      field,
+      groupName(labels, field, key),
+      n,
+      total ? ((100 * n) / total).toFixed(1) : "–",
+    ])
   );
   return {
     title: "PerMedCQA: questions by ICD-11 category, question type, sex, age band and source",
