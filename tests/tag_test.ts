@@ -203,7 +203,7 @@ Deno.test("tag permedcqa: labels what is missing, keeps what is there, resumes w
       assertEquals(columns.errors.length, 1, columns.stderr);
       assertMatch(columns.errors[0], /^error: --columns: unknown column key "bogus"; known: id, /);
       const limit = await runCli([...args, "--out", `${dir}/never`, "--limit", "0"]);
-      assertMatch(limit.errors[0], /--limit expects a whole number >= 1/);
+      assertMatch(limit.errors[0], /--limit expects an integer >= 1, got 0/);
       const offline = await runCli([
         "tag",
         "permedcqa",

@@ -6,6 +6,7 @@
 import { parseArgs } from "node:util";
 import { tagPerMedCqa, tagSummaryText } from "../benchmarks/permedcqa/tag.ts";
 import { ConfigError } from "../core/errors.ts";
+import { checkNumber, evalOption } from "../pipeline/eval_options.ts";
 import { parseColumns } from "../pipeline/plan.ts";
 import { requireEnv } from "../pipeline/plan_roles.ts";
 
@@ -16,13 +17,12 @@ export const TAG_USAGE =
       (labels each record's ICD-11 category and question type with the model; writes DIR/tagged.jsonl,
        DIR/tag_summary.json and DIR/tag.sqlite; exit 1 when some records stay untagged)`;
 
-/** Parses a whole-number flag of at least `min`. */
-function integerFlag(value: string | undefined, flag: string, min: number): number | undefined {
+/** Parses `--limit` or `--concurrency` with the same checks (integer, at least 1) `eval` applies to them. */
+function countFlag(value: string | undefined, flag: "limit" | "concurrency"): number | undefined {
   if (value === undefined) return undefined;
-  if (!/^\d+$/.test(value.trim()) || Number(value) < min) {
-    throw new ConfigError(`--${flag} expects a whole number >= ${min}, got "${value}"`);
-  }
-  return Number(value);
+  const n = value.trim() === "" ? NaN : Number(value);
+  checkNumber(evalOption(flag)!, n);
+  return n;
 }
 
 /** `tag`: parses the flags, tags, prints the summary; returns the exit code (1 when records stay untagged). */
@@ -65,10 +65,10 @@ export async function tagCommand(args: string[]): Promise<number> {
     data: values.data,
     columns: parseColumns(values.columns),
     out: values.out,
-    concurrency: integerFlag(values.concurrency, "concurrency", 1),
+    concurrency: countFlag(values.concurrency, "concurrency"),
     resume: values.resume,
     retag: values.retag,
-    limit: integerFlag(values.limit, "limit", 1),
+    limit: countFlag(values.limit, "limit"),
     quiet: values.quiet,
   });
   console.log(tagSummaryText(result));
