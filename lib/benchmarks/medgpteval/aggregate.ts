@@ -138,7 +138,7 @@ export function aggregateMedGptEval(rows: readonly SampleRow[], view: RunView, l
   const withExperts = scored.some((r) => r.values[`${EXPERT_PREFIX}total`] !== null);
   const metrics = withExperts ? METRICS : JUDGE_METRICS;
   const core = summarize(scored, metrics, GROUP_FIELDS, { seed, order: { kind: ["dialogue", "case"] } });
-  const agreement = expertAgreement(view, seed);
+  const agreement = expertAgreement(expertTotals(view), seed);
   if (withExperts) {
     Object.assign(core.metrics, agreement, { "judge_expert_alpha:total": judgeVsExperts(scored, seed) });
   }

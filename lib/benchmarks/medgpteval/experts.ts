@@ -48,30 +48,22 @@ export function expertTotals(view: RunView): Map<string, Map<string, RatingTotal
   return out;
 }
 
-/** The experts' agreement: α per indicator, ICC(2,k) of totals (items all raters scored). */
-export function expertAgreement(view: RunView, seed: string): Record<string, Estimate> {
-  const ratings = new Map<string, Map<string, Record<string, number>>>();
-  for (const [id, scores] of view.scores) {
-    for (const s of scores.filter((x) => x.scorer === EXPERT_SCORER && x.valid && x.values)) {
-      if (!ratings.has(id)) ratings.set(id, new Map());
-      ratings.get(id)!.set(
-        s.judge ?? "",
-        Object.fromEntries(Object.entries(s.values!).map(([k, v]) => [k, Number(v)])),
-      );
-    }
-  }
-  const raters = [...new Set([...ratings.values()].flatMap((m) => [...m.keys()]))].sort();
+/** The experts' agreement, from their ratings per item: α per indicator, ICC(2,k) of totals (items all rated). */
+export function expertAgreement(
+  totals: ReadonlyMap<string, ReadonlyMap<string, RatingTotals>>,
+  seed: string,
+): Record<string, Estimate> {
+  const raters = [...new Set([...totals.values()].flatMap((m) => [...m.keys()]))].sort();
   const out: Record<string, Estimate> = {};
   if (raters.length < 2) return out;
   for (const indicator of INDICATORS) {
-    const units = [...ratings.values()].map((byRater) =>
-      raters.map((r) => byRater.get(r)?.[indicator.name] ?? null)
+    const units = [...totals.values()].map((byRater) =>
+      raters.map((r) => byRater.get(r)?.scores[indicator.name] ?? null)
     );
     out[`expert_alpha:${indicator.name}`] = alphaWithCi(units, "ordinal", {
       seed: `${seed}:alpha:${indicator.name}`,
     });
   }
-  const totals = expertTotals(view);
   const complete = [...totals.values()].filter((m) => raters.every((r) => m.has(r)));
   if (complete.length >= 2) {
     const icc = iccTwoWayRandom(complete.map((m) => raters.map((r) => m.get(r)!.total)));
