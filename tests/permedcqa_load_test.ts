@@ -164,35 +164,25 @@ Deno.test("permedcqa loader: bad input is one line naming file, record and colum
 
 Deno.test("permedcqa eval: an unknown --columns key or label fails before anything is written", async () => {
   const out = await Deno.makeTempDir({ prefix: "medeval-pm-cli-" });
-  const bad = await runCli([
-    "eval",
-    "permedcqa",
-    "--model",
-    "offline:reference",
-    "--judge",
-    "offline:medjudge",
-    "--columns",
-    "icdx=ICD",
-    "--out",
-    `${out}/run`,
-  ]);
+  const evalOffline = (...args: string[]) =>
+    runCli([
+      "eval",
+      "permedcqa",
+      "--model",
+      "offline:reference",
+      "--judge",
+      "offline:medjudge",
+      "--out",
+      `${out}/run`,
+      ...args,
+    ]);
+  const bad = await evalOffline("--columns", "icdx=ICD");
   assertEquals(bad.code, 2);
   assertEquals(bad.errors, [
     'error: --columns: unknown column key "icdx"; known: id, title, question, answer, category, specialty, sex, age, source, icd, type',
   ]);
   const path = await writeJson([{ ...RECORD, ICD_11: "nonsense" }]);
-  const label = await runCli([
-    "eval",
-    "permedcqa",
-    "--model",
-    "offline:reference",
-    "--judge",
-    "offline:medjudge",
-    "--data",
-    path,
-    "--out",
-    `${out}/run`,
-  ]);
+  const label = await evalOffline("--data", path);
   assertEquals(label.code, 2);
   assertEquals(label.errors.length, 1);
   assert(label.errors[0].includes('field "ICD_11": unknown ICD-11 category string "nonsense"'));
