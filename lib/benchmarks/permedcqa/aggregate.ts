@@ -219,11 +219,13 @@ export function aggregatePerMedCqa(
   const main = summarize(rows, METRICS, GROUP_FIELDS.filter((f) => f !== "icd11_x_type"), { seed, order });
   // The cross table shows the headline rate only: one estimate per cell keeps large runs fast.
   const cross = summarize(rows, ["acceptable"], ["icd11_x_type"], { seed, order });
-  const all = [...view.scores.values()].flat().filter((s) => s.scorer === MEDJUDGE.name);
+  const scores = [...view.scores.values()].flat();
+  const all = scores.filter((s) => s.scorer === MEDJUDGE.name);
   const answered = [...view.outputs.values()].filter((o) => o.answered).length;
-  const raters = perMedCqaRaters(view, labels.judgeRuns);
-  const agreement = raters.some((r) => r.kind === "human")
-    ? raterAgreement(raters, AGREEMENT_FIELDS, seed)
+  const humanRated = new Set(scores.filter((s) => s.scorer.startsWith(HUMAN_PREFIX)).map((s) => s.sampleId));
+  // Raters are read only when there is a human to compare the judges with.
+  const agreement = humanRated.size
+    ? raterAgreement(perMedCqaRaters(view, labels.judgeRuns), AGREEMENT_FIELDS, seed)
     : undefined;
   const notes = [
     ACCEPTABLE_RULE,
@@ -249,11 +251,7 @@ export function aggregatePerMedCqa(
       judgings: all.length,
       judge_errors: all.filter((s) => !s.valid).length,
       unscored: rows.filter((r) => r.values.acceptable === null).length,
-      human_rated: new Set(
-        [...view.scores.values()].flat().filter((s) => s.scorer.startsWith(HUMAN_PREFIX)).map((s) =>
-          s.sampleId
-        ),
-      ).size,
+      human_rated: humanRated.size,
       ...datasetCounts(view.samples, DATASET_FIELDS),
     },
     ci_method: CI_METHOD,
