@@ -2,7 +2,8 @@ import { assert, assertAlmostEquals, assertEquals, assertStringIncludes } from "
 import { z } from "zod";
 import type { StoredScore } from "../lib/core/records.ts";
 import type { Sample } from "../lib/core/sample.ts";
-import type { Scorer } from "../lib/core/task.ts";
+import type { ScoreContext, Scorer } from "../lib/core/task.ts";
+import { LLMEVAL_MED_JUDGE } from "../lib/benchmarks/llmeval_med/scorer.ts";
 import { judgeScorer } from "../lib/judges/judge_scorer.ts";
 import { judgedValue, juryReport } from "../lib/judges/jury.ts";
 import { scoreJudgeScorer } from "../lib/judges/score_verdict.ts";
@@ -218,3 +219,33 @@ Deno.test("reducers: mean, median, mode (ties are no majority), max, all-valid",
   assertEquals(reduceValues([2, 4], "all-valid"), 3);
   assertEquals(reduceValues([null, null], "mean"), null);
 });
+
+Deno.test("judge replies: a reasoning block is never read, whatever reads the verdict (1-5 scores too)", async () => {
+  const replies = [
+    '<think>Draft: final score 3.</think>{"score":4,"reason":"ok"}',
+    "<think>I could give 3.</think>Score: 4",
+  ];
+  for (const text of replies) {
+    const ctx: ScoreContext = {
+      judgeRuns: 1,
+      has: () => true,
+      members: () => [{ label: "j", offline: false }],
+      defaults: () => ({}),
+      embed: () => Promise.resolve([]),
+      generate: () => Promise.resolve({ text, callKey: "k", cached: false, sent: [] }),
+    };
+    const [score] = await LLMEVAL_MED_JUDGE.score({ sample: SAMPLE_FOR_REASONING, answer: "a" }, ctx);
+    assertEquals([score.valid, score.value], [true, 4], text);
+    assert(!String(score.reason).includes("could give 3"), String(score.reason));
+  }
+});
+
+const SAMPLE_FOR_REASONING: Sample = {
+  id: "MK-1-1",
+  benchmark: "llmeval-med",
+  input: "问题",
+  reference: "参考答案",
+  conversation: { id: "MK-1", turn: 1 },
+  fields: { category: "MK" },
+  extra: { checklist: null },
+};

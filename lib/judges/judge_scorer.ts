@@ -13,6 +13,7 @@ import type { NamedValue } from "../core/records.ts";
 import type { Sample } from "../core/sample.ts";
 import type { ScoreContext, Scorer, ScoreValue } from "../core/task.ts";
 import type { Reducer } from "../metrics/reducers.ts";
+import { afterReasoning } from "../text/reasoning.ts";
 import { jsonObjectIn } from "./reply_json.ts";
 
 /** The `eval` flags of a benchmark scored by a judge role (its `Task.flags` start with these). */
@@ -51,7 +52,7 @@ export interface JudgeScorerSpec<V> {
   verdict: z.ZodType<V>;
   /** What a valid verdict is, for judge-error reasons, e.g. `a 1-5 score`. */
   expects: string;
-  /** Returns the candidate verdict in a reply, or `undefined` (default: the reply's JSON object). */
+  /** Returns the candidate verdict in a reply after any reasoning block, or `undefined` (default: its JSON object). */
   read?: (reply: string) => unknown;
   /** The primary value of a verdict (the one tables show first); `null` when it has none. */
   value: (verdict: V) => number | null;
@@ -96,7 +97,8 @@ interface Judging<V> {
 
 /** Returns the verdict in `reply`, validated, or `null`. */
 function validVerdict<V>(spec: JudgeScorerSpec<V>, reply: string): V | null {
-  const candidate = (spec.read ?? jsonObjectIn)(reply);
+  // Whatever the reader, a reasoning model's thinking is not part of its verdict.
+  const candidate = (spec.read ?? jsonObjectIn)(afterReasoning(reply));
   if (candidate === undefined || candidate === null) return null;
   const parsed = spec.verdict.safeParse(candidate);
   return parsed.success ? parsed.data : null;

@@ -1,9 +1,8 @@
 /**
  * Finding the JSON object a judge was asked to return inside its reply: the whole reply, a fenced code block,
- * or a balanced `{…}` after the judge's reasoning. Reasoning inside `<think>…</think>` is never read.
+ * or a balanced `{…}` after the judge's reasoning (callers strip `<think>…</think>` first: `afterReasoning`).
  * @module
  */
-import { afterReasoning } from "../text/reasoning.ts";
 
 /** Returns the balanced `{…}` spans of `text`, in order (strings and escapes respected). */
 function objectSpans(text: string): string[] {
@@ -43,7 +42,7 @@ function parseObject(text: string): Record<string, unknown> | undefined {
  * one, else the last balanced `{…}` that parses; `undefined` when there is none.
  */
 export function jsonObjectIn(reply: string): Record<string, unknown> | undefined {
-  const text = afterReasoning(reply).trim();
+  const text = reply.trim();
   const whole = parseObject(text);
   if (whole) return whole;
   const fenced = [...text.matchAll(/```(?:json)?\s*([\s\S]*?)```/gi)].map((m) => m[1].trim()).reverse();

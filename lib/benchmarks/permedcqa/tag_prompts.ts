@@ -9,6 +9,7 @@
 import type { ChatMessage } from "../../core/chat.ts";
 import { hashValue } from "../../core/hash.ts";
 import { jsonObjectIn } from "../../judges/reply_json.ts";
+import { afterReasoning } from "../../text/reasoning.ts";
 import { type LabelTable, type PerMedCqaLabels, resolveLabel } from "./labels.ts";
 
 /** The system prompt; `{icd11_categories}` and `{question_types}` are replaced by the rendered tables. */
@@ -135,7 +136,7 @@ function readLabel<T extends { id: string; english: string }>(
  * resolved to canonical ids — an id, English or Persian name or alias is accepted.
  */
 export function readTagReply(labels: PerMedCqaLabels, reply: string): TagReply {
-  const object = jsonObjectIn(reply);
+  const object = jsonObjectIn(afterReasoning(reply));
   if (!object) return { ok: false, problems: ["the reply holds no JSON object"] };
   const problems: string[] = [];
   const icd11 = readLabel(object, "icd11", labels.icd, "an ICD-11 category id of the list", problems);
