@@ -88,3 +88,27 @@ Deno.test("collect --matrix: scorer, human:NAME scorer, field and threshold", ()
     threshold: undefined,
   });
 });
+
+Deno.test("collect matrix: one model from two runs is two examinees, never averaged into one", () => {
+  const row = (run: string, sample: string, value: number) => ({
+    run,
+    benchmark: "b",
+    model: "m",
+    condition: "default",
+    sample,
+    scorer: "metric",
+    judge: null,
+    repeat: 1,
+    field: "value",
+    value,
+  });
+  const rows = [
+    row("runs/a", "s1", 1),
+    row("runs/a", "s2", 0),
+    row("runs/b", "s1", 0),
+    row("runs/b", "s2", 0),
+  ];
+  const matrix = responseMatrix(rows, { scorer: "metric" });
+  assertEquals(matrix.persons, ["m (runs/a)", "m (runs/b)"]);
+  assertEquals(matrix.values, [[1, 0], [0, 0]]);
+});

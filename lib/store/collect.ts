@@ -152,7 +152,7 @@ export interface MatrixOptions {
 
 /** A persons × items matrix; `null` where a person has no value for an item. */
 export interface ResponseMatrix {
-  /** Examinees: `model` or `model · condition` when conditions differ. */
+  /** Examinees: `model` (`model (run)` when a model comes from several runs), `· condition` when conditions differ. */
   persons: string[];
   /** Items (sample ids), in first-seen order. */
   items: string[];
@@ -168,7 +168,15 @@ export function responseMatrix(rows: readonly LongRow[], options: MatrixOptions)
     (options.condition === undefined || r.condition === options.condition)
   );
   const conditions = new Set(chosen.map((r) => r.condition));
-  const person = (r: LongRow) => conditions.size > 1 ? `${r.model} · ${r.condition}` : r.model;
+  // A model collected from several runs is one examinee per run (its runs are not averaged together).
+  const runsOf = Map.groupBy(chosen, (r) => r.model);
+  const shared = new Set(
+    [...runsOf].filter(([, rs]) => new Set(rs.map((r) => r.run)).size > 1).map(([m]) => m),
+  );
+  const person = (r: LongRow) => {
+    const who = shared.has(r.model) ? `${r.model} (${r.run})` : r.model;
+    return conditions.size > 1 ? `${who} · ${r.condition}` : who;
+  };
   const persons = [...new Set(chosen.map(person))];
   const items = [...new Set(chosen.map((r) => r.sample))];
   const sums = new Map<string, { sum: number; n: number }>();
