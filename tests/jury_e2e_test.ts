@@ -1,4 +1,4 @@
-import { assert, assertEquals } from "@std/assert";
+import { assert, assertAlmostEquals, assertEquals } from "@std/assert";
 import { runEval } from "../lib/pipeline/run_eval.ts";
 import { RunStore } from "../lib/store/run_store.ts";
 import { scriptedReply } from "./fake_judge.ts";
@@ -44,8 +44,16 @@ Deno.test("a 3-judge jury end to end: each judge's verdicts stored and reported,
     assertEquals(jury.by_judge[c].mean.value, 1);
     assert(jury.agreement.alpha.value! < 0.5, "a judge that always says 1 disagrees");
     assertEquals(result.summary.judge, labels.join(" + "));
-    // The jury's mean per question: (a + b + 1) / 3 over valid runs, so no answer reaches 4 unless a and b give 5s.
-    assert(result.summary.metrics.mean_score.value! < 4);
+    // The jury's mean per question, recomputed from the stored scores: each judge's mean over its valid runs,
+    // then the mean of the judges'; the summary's mean score is the mean of those over questions.
+    const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+    const perQuestion = [...Map.groupBy(scores, (s) => s.sampleId).values()].map((list) => {
+      const byJudge = [...Map.groupBy(list.filter((s) => s.valid), (s) => s.judge).values()]
+        .map((js) => mean(js.map((s) => s.value!)));
+      return byJudge.length ? mean(byJudge) : null;
+    }).filter((v) => v !== null);
+    assertAlmostEquals(result.summary.metrics.mean_score.value!, mean(perQuestion), 1e-12);
+    assertEquals(result.summary.metrics.mean_score.n, perQuestion.length);
     const table = await Deno.readTextFile(`${out}/tables/jury_judge.md`);
     for (const label of labels) assert(table.includes(label!), label!);
     assert(table.includes("Krippendorff's alpha (interval)"));
