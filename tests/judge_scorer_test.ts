@@ -180,7 +180,9 @@ Deno.test("3-judge jury: every judge's verdicts stored; the jury aggregate and a
   assertEquals(report.by_judge.c.mean.value, (4 + 2 + 1) / 3);
   assertEquals(report.agreement.all_agree.value, 2 / 3);
   assertEquals(report.agreement.all_agree.n, 3);
-  assert(report.agreement.alpha.value! > 0 && report.agreement.alpha.value! < 1);
+  // Interval α by hand over the 9 values 4,4,4 | 2,2,2 | 5,5,1: D_o = 64/2 / 9 = 32/9 (only unit 3 disagrees);
+  // D_e = 2 · n · SS / (n (n − 1)) with SS = 111 − 29²/9 = 158/9, i.e. 316/72 = 79/18; α = 1 − D_o/D_e = 15/79.
+  assertAlmostEquals(report.agreement.alpha.value!, 15 / 79, 1e-12);
   assertEquals(
     juryReport(
       { ...view, scores: new Map([["s1", [stored("s1", "a", 4)]]]) },
