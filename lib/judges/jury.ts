@@ -8,10 +8,17 @@
 import type { NamedValue, StoredScore } from "../core/records.ts";
 import type { Summary } from "../core/summary.ts";
 import type { RunView } from "../core/task.ts";
-import { meanOf, modeLowOf, modeOf, reduceValues } from "../metrics/reducers.ts";
+import { type Reducer, reduceValues } from "../metrics/reducers.ts";
 import { alphaWithCi, percentAgreement } from "../stats/agreement.ts";
 import { bootstrapMean } from "../stats/bootstrap.ts";
-import type { JudgeScorerSpec } from "./judge_scorer.ts";
+import type { JudgeScorerSpec, JuryRule } from "./judge_scorer.ts";
+
+/** The reducer each jury rule combines judges with. */
+const JURY_REDUCER: Readonly<Record<JuryRule, Reducer>> = {
+  mean: "mean",
+  majority: "mode",
+  "majority-low": "mode-low",
+};
 
 /** What a judge scorer says about one sample. */
 export interface JudgedValue {
@@ -46,13 +53,7 @@ export function judgedValue(
     byJudge.set(judge, reduceValues(values, spec.reduce));
   }
   const judged = [...byJudge.values()];
-  const value = byJudge.size <= 1
-    ? (judged[0] ?? null)
-    : spec.jury === "mean"
-    ? meanOf(judged)
-    : spec.jury === "majority-low"
-    ? modeLowOf(judged)
-    : modeOf(judged);
+  const value = byJudge.size <= 1 ? (judged[0] ?? null) : reduceValues(judged, JURY_REDUCER[spec.jury]);
   return { value, byJudge };
 }
 

@@ -7,6 +7,7 @@
 import type { FigureSpec } from "./figures.ts";
 import { ciErrorBars, PALETTE, paperLayout } from "./figures.ts";
 import { type Summary, summaryName } from "../core/summary.ts";
+import { safeName } from "../core/fs.ts";
 import { readDatasetCounts } from "./dataset_counts.ts";
 import { formatEstimate, groupTables, orderedKeys, summaryNotes } from "./tables.ts";
 import type { GroupDisplay, MetricDisplay, ReportSpec, Table } from "../core/report_spec.ts";
@@ -34,7 +35,7 @@ export function juryTables(summary: Summary): Record<string, Table> {
   const tables: Record<string, Table> = {};
   for (const jury of summary.juries ?? []) {
     const { alpha, all_agree } = jury.agreement;
-    tables[`jury_${jury.scorer.replace(/[^\w-]/g, "_")}`] = {
+    tables[`jury_${safeName(jury.scorer)}`] = {
       title: `${summary.benchmark}: the judges of ${jury.scorer} (jury value = ${jury.aggregate})`,
       columns: ["judge", "n", "mean [95% CI]"],
       rows: jury.judges.map((

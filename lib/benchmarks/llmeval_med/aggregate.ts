@@ -8,7 +8,7 @@
 import type { StoredScore } from "../../core/records.ts";
 import type { RunView } from "../../core/task.ts";
 import type { RunLabels } from "../../core/summary.ts";
-import { judgedValue } from "../../judges/jury.ts";
+import { judgedValue, judgesOf, scorerScores } from "../../judges/jury.ts";
 import { summarize } from "../../report/summary.ts";
 import { CI_METHOD, type SampleRow, type Summary, summaryLabels } from "../../core/summary.ts";
 import { mtgHumanUsable, mtgRatingOf } from "./human_eval.ts";
@@ -85,12 +85,9 @@ export function aggregateLlmEvalMed(rows: readonly SampleRow[], view: RunView, l
     seed,
     order: { category: CATEGORY_CODES, difficulty: DIFFICULTY_ORDER },
   });
-  const judges = Math.max(
-    1,
-    new Set([...view.scores.values()].flat().filter((s) => s.scorer === "judge").map((s) => s.judge)).size,
-  );
+  const judges = Math.max(1, judgesOf(view, LLMEVAL_MED_JUDGE.name).length);
   const judgings = rows.length * labels.judgeRuns * judges;
-  const judgeErrors = [...view.scores.values()].flat().filter((s) => s.scorer === "judge" && !s.valid).length;
+  const judgeErrors = scorerScores(view, LLMEVAL_MED_JUDGE.name).flat().filter((s) => !s.valid).length;
   const answered = [...view.outputs.values()].filter((o) => o.answered).length;
   const human = rows.filter((r) => r.values.human_rule === 1).length;
   const notes: string[] = [
