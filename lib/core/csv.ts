@@ -48,3 +48,8 @@ export function csvField(value: string | number | null | undefined): string {
   const text = value === null || value === undefined ? "" : String(value);
   return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
 }
+
+/** Returns `rows` (a header row first, if any) as CSV text, one line each, with a final line break. */
+export function csvText(rows: readonly (readonly (string | number | null | undefined)[])[]): string {
+  return rows.map((row) => row.map(csvField).join(",")).join("\n") + "\n";
+}

@@ -2,7 +2,7 @@
  * Tables as plain data, written as Markdown, CSV and LaTeX (booktabs).
  * @module
  */
-import { csvField } from "../core/csv.ts";
+import { csvText } from "../core/csv.ts";
 import type { Cell, GroupDisplay, MetricDisplay, Table } from "../core/report_spec.ts";
 import { type Estimate, type Summary, summaryName } from "../core/summary.ts";
 
@@ -41,7 +41,7 @@ export function toMarkdown(table: Table): string {
 
 /** Returns the table as CSV (header row, then rows; title and notes are not part of CSV). */
 export function toCsv(table: Table): string {
-  return [table.columns, ...table.rows].map((row) => row.map(csvField).join(",")).join("\n") + "\n";
+  return csvText([table.columns, ...table.rows]);
 }
 
 /** Escapes LaTeX special characters. */

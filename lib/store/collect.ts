@@ -4,7 +4,7 @@
  * models, response matrices for IRT and viewers are built on it.
  * @module
  */
-import { csvField } from "../core/csv.ts";
+import { csvText } from "../core/csv.ts";
 import { InputError } from "../core/errors.ts";
 import { pathExists } from "../core/fs.ts";
 import type { NamedValue } from "../core/records.ts";
@@ -131,11 +131,7 @@ export const LONG_COLUMNS = [
 
 /** Returns the long table as CSV (header first). */
 export function longCsv(rows: readonly LongRow[]): string {
-  const lines = [LONG_COLUMNS.join(",")];
-  for (const row of rows) {
-    lines.push(LONG_COLUMNS.map((c) => csvField(row[c] === null ? "" : String(row[c]))).join(","));
-  }
-  return lines.join("\n") + "\n";
+  return csvText([LONG_COLUMNS, ...rows.map((row) => LONG_COLUMNS.map((c) => row[c]))]);
 }
 
 /** Options of {@linkcode responseMatrix}. */
@@ -201,9 +197,5 @@ export function responseMatrix(rows: readonly LongRow[], options: MatrixOptions)
 
 /** Returns a matrix as wide CSV: a `person` column, then one column per item (empty = missing). */
 export function matrixCsv(matrix: ResponseMatrix): string {
-  const lines = [["person", ...matrix.items].map(csvField).join(",")];
-  matrix.persons.forEach((p, i) => {
-    lines.push([csvField(p), ...matrix.values[i].map((v) => (v === null ? "" : String(v)))].join(","));
-  });
-  return lines.join("\n") + "\n";
+  return csvText([["person", ...matrix.items], ...matrix.persons.map((p, i) => [p, ...matrix.values[i]])]);
 }
