@@ -176,6 +176,24 @@ function resampleUnits<T>(units: readonly T[], random: () => number): T[] {
 }
 
 /**
+ * Returns the 95% percentile interval of a statistic over seeded resamples (`statistic` draws one resample with
+ * the generator it is given); resamples where the statistic is undefined are skipped, `null` when all are.
+ */
+function bootstrapInterval(
+  options: { seed: string; resamples?: number },
+  statistic: (random: () => number) => number | null,
+): [number, number] | null {
+  const random = mulberry32(seedFrom(options.seed));
+  const stats = new Float64Array(options.resamples ?? RESAMPLES);
+  let defined = 0;
+  for (let b = 0; b < stats.length; b++) {
+    const value = statistic(random);
+    if (value !== null && Number.isFinite(value)) stats[defined++] = value;
+  }
+  return defined > 0 ? percentileInterval(stats.subarray(0, defined)) : null;
+}
+
+/**
  * Returns Krippendorff's alpha with a 95% percentile-bootstrap CI over units (`resamples` resamples of the
  * pairable units, drawn with replacement from a generator seeded by `seed`); n = number of pairable units.
  * Resamples on which alpha is undefined are left out of the interval; `ci95` is `null` when alpha itself is
@@ -190,14 +208,11 @@ export function alphaWithCi(
   const n = coded.units.length;
   const value = alphaOfCoded(coded.units, coded);
   if (value === null) return { value: null, ci95: null, n };
-  const random = mulberry32(seedFrom(options.seed));
-  const stats = new Float64Array(options.resamples ?? RESAMPLES);
-  let defined = 0;
-  for (let b = 0; b < stats.length; b++) {
-    const alpha = alphaOfCoded(resampleUnits(coded.units, random), coded);
-    if (alpha !== null) stats[defined++] = alpha;
-  }
-  return { value, ci95: defined > 0 ? percentileInterval(stats.subarray(0, defined)) : null, n };
+  const ci95 = bootstrapInterval(
+    options,
+    (random) => alphaOfCoded(resampleUnits(coded.units, random), coded),
+  );
+  return { value, ci95, n };
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -470,15 +485,11 @@ export function kappaWithCi(a: readonly Rating[], b: readonly Rating[], options:
   const n = coded.first.length;
   const value = kappaOfCoded(coded, w, n, (t) => t);
   if (value === null || n < 2) return { value, ci95: null, n };
-  const random = mulberry32(seedFrom(options.seed));
-  const draw = () => Math.floor(random() * n);
-  const stats = new Float64Array(options.resamples ?? RESAMPLES);
-  let defined = 0;
-  for (let r = 0; r < stats.length; r++) {
-    const kappa = kappaOfCoded(coded, w, n, draw);
-    if (kappa !== null && Number.isFinite(kappa)) stats[defined++] = kappa;
-  }
-  return { value, ci95: defined > 0 ? percentileInterval(stats.subarray(0, defined)) : null, n };
+  const ci95 = bootstrapInterval(
+    options,
+    (random) => kappaOfCoded(coded, w, n, () => Math.floor(random() * n)),
+  );
+  return { value, ci95, n };
 }
 
 // ---------------------------------------------------------------------------------------------------------
