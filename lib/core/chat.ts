@@ -23,6 +23,11 @@ export interface GenerationParams {
   jsonMode?: boolean;
 }
 
+/** The keys of {@linkcode GenerationParams}, in the order call keys hash them. */
+export const GENERATION_KEYS = ["temperature", "maxTokens", "seed", "jsonMode"] as const satisfies readonly (
+  keyof GenerationParams
+)[];
+
 /** Token counts reported by the server, when it reports them. */
 export interface TokenUsage {
   /** Prompt tokens. */

@@ -4,7 +4,7 @@
  * role a task declares. Solvers and scorers reach them through the per-sample context this builds.
  * @module
  */
-import type { GenerationParams } from "../core/chat.ts";
+import { GENERATION_KEYS, type GenerationParams } from "../core/chat.ts";
 import type { Sample } from "../core/sample.ts";
 import type { RoleMember, RoleRequest, ScoreContext, SolveContext } from "../core/task.ts";
 import { Caller, type CallerStats } from "../providers/caller.ts";
@@ -25,12 +25,9 @@ export interface RolePlan {
 
 /** Returns the parameters of `request` that are set (so unset ones never override a role's defaults). */
 function setParams(request: RoleRequest): GenerationParams {
-  const params: GenerationParams = {};
-  if (request.temperature !== undefined) params.temperature = request.temperature;
-  if (request.maxTokens !== undefined) params.maxTokens = request.maxTokens;
-  if (request.seed !== undefined) params.seed = request.seed;
-  if (request.jsonMode !== undefined) params.jsonMode = request.jsonMode;
-  return params;
+  return Object.fromEntries(
+    GENERATION_KEYS.filter((key) => request[key] !== undefined).map((key) => [key, request[key]]),
+  );
 }
 
 /** The callers of a run's roles. */

@@ -4,7 +4,7 @@
  * and embeddings go through the same path.
  * @module
  */
-import type { TokenUsage } from "../core/chat.ts";
+import { GENERATION_KEYS, type TokenUsage } from "../core/chat.ts";
 import { hashValue } from "../core/hash.ts";
 import type { StoredCall } from "../core/records.ts";
 import type { Progress } from "../report/progress.ts";
@@ -52,12 +52,7 @@ export function embedKey(provider: ChatProvider, text: string): string {
 }
 
 function requestParams(request: ChatRequest): Record<string, unknown> {
-  return {
-    temperature: request.temperature,
-    maxTokens: request.maxTokens,
-    seed: request.seed,
-    jsonMode: request.jsonMode,
-  };
+  return Object.fromEntries(GENERATION_KEYS.map((key) => [key, request[key]]));
 }
 
 /** What one provider attempt returned, before it is stored. */
