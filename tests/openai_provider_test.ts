@@ -51,6 +51,25 @@ Deno.test("caller: waits out Retry-After, shows the wait in progress, stores onc
   }
 });
 
+Deno.test("caller: identical requests made while one is under way share its reply (one request sent)", async () => {
+  const server = await startFakeServer({ latencyMs: 100 });
+  try {
+    await withStore(async (store) => {
+      const provider = new OpenAIProvider({ model: "m", baseURL: server.url });
+      const caller = new Caller(provider, store, "model");
+      const request = { messages: [{ role: "user" as const, content: "same" }] };
+      const results = await Promise.all([1, 2, 3, 4].map(() => caller.call(request)));
+      assertEquals(server.requests.length, 1);
+      assertEquals(results.filter((r) => !r.cached).length, 1);
+      assertEquals(new Set(results.map((r) => r.call.text)).size, 1);
+      assertEquals(caller.stats, { cached: 3, sent: 1, retries: 0, failed: 0 });
+      assertEquals(store.calls().length, 1);
+    });
+  } finally {
+    await server.close();
+  }
+});
+
 Deno.test("caller: a hung request times out and is retried; a malformed body is retried", async () => {
   const server = await startFakeServer({
     fault: (r) => (r.index === 0 ? { hang: true } : r.index === 1 ? { malformed: true } : undefined),

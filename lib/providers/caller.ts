@@ -67,6 +67,8 @@ export class Caller {
   /** Counters since creation. */
   readonly stats: CallerStats = { cached: 0, sent: 0, retries: 0, failed: 0 };
   readonly #limiter: Limiter;
+  /** Calls being sent, by key: an identical request made meanwhile waits for the same reply. */
+  readonly #inFlight = new Map<string, Promise<CallResult>>();
 
   /** Binds a provider to a store under a role; `progress` (optional) shows retry waits. */
   constructor(
@@ -107,6 +109,10 @@ export class Caller {
     return JSON.parse(call.text);
   }
 
+  /**
+   * Answers from the store, or joins an identical call already under way (counted as cached: nothing more is
+   * sent), or sends the request.
+   */
   async #through(
     key: string,
     request: StoredCall["request"],
@@ -117,6 +123,26 @@ export class Caller {
       this.stats.cached++;
       return { call: stored, cached: true };
     }
+    const pending = this.#inFlight.get(key);
+    if (pending) {
+      const { call } = await pending;
+      this.stats.cached++;
+      return { call, cached: true };
+    }
+    const sending = this.#send(key, request, send);
+    this.#inFlight.set(key, sending);
+    try {
+      return await sending;
+    } finally {
+      this.#inFlight.delete(key);
+    }
+  }
+
+  async #send(
+    key: string,
+    request: StoredCall["request"],
+    send: () => Promise<Reply>,
+  ): Promise<CallResult> {
     try {
       return await this.#limiter.run(async () => {
         let attempts = 0;
