@@ -14,6 +14,7 @@ import { DEFAULT_SHOTS, fewShotSolver, plainTextKey, TRAIN_SPLIT } from "../solv
 import { languageName, pivotSolver } from "../solvers/pivot.ts";
 import { roleSolver } from "../solvers/role.ts";
 import { parsePerturbSpec, perturbSample, type PerturbSpec } from "./perturb.ts";
+import { type RobustnessOptions, robustnessSet, robustnessSolver } from "./robustness.ts";
 
 /** One condition of a run. */
 export interface Condition {
@@ -64,8 +65,20 @@ export function parseAblation(text: string, seed = "0"): Condition {
   );
 }
 
-/** Returns the solver a condition uses with `task`. */
-export function conditionSolver(condition: Condition, task: Task): Solver {
+/**
+ * Returns the solver a condition uses with `task`; with `robustness`, one that also answers the robustness
+ * variants (each clean question asked the condition's way).
+ */
+export function conditionSolver(condition: Condition, task: Task, robustness?: RobustnessOptions): Solver {
+  const solver = baseSolver(condition, task);
+  if (!robustness) return solver;
+  return robustnessSolver(solver, {
+    variants: robustness.variants,
+    rephrased: robustness.sets.some((id) => robustnessSet(id).method.startsWith("rephrase")),
+  });
+}
+
+function baseSolver(condition: Condition, task: Task): Solver {
   if (condition.kind === "cot") return task.cotSolver ?? cotSolver(task.solver);
   if (condition.kind === "pivot") {
     return pivotSolver(task.solverIn?.(condition.pivot!) ?? task.solver, {

@@ -21,6 +21,11 @@ export interface RoleRequest extends GenerationParams {
   repeat?: number;
   /** The answer being judged; never sent, read only by offline stand-ins (like the sample). */
   answer?: string;
+  /**
+   * The sample the request is made for, when it is not the one the context was opened for (e.g. the clean
+   * question a robustness variant is compared with); never sent, read only by offline stand-ins.
+   */
+  sample?: Sample;
 }
 
 /** What a role answered. */
@@ -111,6 +116,8 @@ export interface ScoreInput {
    * question and answer): what judges of a whole dialogue read. Absent when a scorer is called on its own.
    */
   conversation?: readonly ChatMessage[];
+  /** What the solver recorded for this answer ({@linkcode SolveResult.detail}), e.g. the clean answer it is compared with. */
+  detail?: Readonly<Record<string, unknown>>;
 }
 
 /** What a scorer may call: role access plus the run's repeat count for judges. */
@@ -193,6 +200,18 @@ export interface RatingSpec {
 }
 
 /**
+ * Robustness sets (`--robustness`): variants of some of a task's questions (rephrased with the same or a
+ * changed meaning by a `rephraser` role, or with punctuation, grammar or spelling errors), each answered
+ * alone and compared with the answer to the clean question by a consistency judge.
+ */
+export interface RobustnessSource {
+  /** Which questions the variants are made from, for `--help` and notes (e.g. `first-round dialogue questions`). */
+  description: string;
+  /** Returns the samples variants are made from; each must be a question the model is asked without history. */
+  sources(samples: readonly Sample[]): Sample[];
+}
+
+/**
  * Role prompting (`--ablation role`): a system role chosen per sample from one of its fields through a table
  * (e.g. ICD-11 chapter → specialist), put to the model by the task's solver with that persona.
  */
@@ -254,6 +273,8 @@ export interface Task {
   dataFile?(path: string, options?: LoadOptions): Promise<string>;
   /** The comparison key of a question's text (few-shot duplicate checks); default: whitespace-collapsed NFKC. */
   textKey?(text: string): string;
+  /** The questions robustness sets are made from, when the task supports `--robustness`. */
+  readonly robustness?: RobustnessSource;
   /** Role prompting, when the task has a role table. */
   readonly rolePrompting?: RolePrompting;
   /** The prompt pipeline. */

@@ -42,8 +42,16 @@ export interface JudgeScorerSpec<V> {
   name: string;
   /** The role whose models judge (default `judge`). */
   role?: string;
-  /** Builds the judge's messages for a sample and an answer (and the conversation so far, when there is one). */
-  prompt: (sample: Sample, answer: string, conversation?: readonly ChatMessage[]) => ChatMessage[];
+  /**
+   * Builds the judge's messages for a sample and an answer (and the conversation so far, when there is one, and
+   * what the solver recorded for the answer).
+   */
+  prompt: (
+    sample: Sample,
+    answer: string,
+    conversation?: readonly ChatMessage[],
+    detail?: Readonly<Record<string, unknown>>,
+  ) => ChatMessage[];
   /** Whether a sample's answer is judged at all (e.g. only the last round of a dialogue); default every one. */
   applies?: (sample: Sample) => boolean;
   /** The prompt templates, by name (hashed into the manifest). */
@@ -182,9 +190,9 @@ export function judgeScorer<V>(spec: JudgeScorerSpec<V>): JudgeScorer<V> {
     offline: spec.offline ?? [],
     spec,
     units: (ctx, sample) => (spec.applies?.(sample) ?? true) ? ctx.judgeRuns * ctx.members(role).length : 0,
-    async score({ sample, answer, conversation }, ctx) {
+    async score({ sample, answer, conversation, detail }, ctx) {
       if (!(spec.applies?.(sample) ?? true)) return [];
-      const messages = spec.prompt(sample, answer, conversation);
+      const messages = spec.prompt(sample, answer, conversation, detail);
       const runs = Array.from({ length: ctx.judgeRuns }, (_, i) => i + 1);
       const jobs = ctx.members(role).flatMap((member, m) =>
         runs.map(async (run) =>

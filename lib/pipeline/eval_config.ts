@@ -60,6 +60,12 @@ export interface EvalConfig {
   ablations?: string[];
   /** Seed of the perturbations (default 0). */
   perturbSeed?: number;
+  /** Add the robustness sets (`--robustness`, benchmarks with `Task.robustness`). */
+  robustness?: boolean;
+  /** Which robustness sets (`ABCDE`, `C,D,E`, `all`; default all). */
+  robustnessSets?: string;
+  /** Variants per source question and set (default 10). */
+  robustnessVariants?: number;
   /** Input-length bucket analysis, e.g. `length:10`. */
   buckets?: string;
   /** Translator model (the `translator` role, e.g. for `--ablation pivot:en`). */

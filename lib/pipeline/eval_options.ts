@@ -231,6 +231,39 @@ export const EVAL_OPTIONS: readonly EvalOption[] = [
     help: "seed of the perturbations and few-shot draws (default 0)",
   },
   {
+    flag: "robustness",
+    key: "robustness",
+    kind: "boolean",
+    scope: "benchmark",
+    section: "ablations",
+    help:
+      "add robustness sets A-E: variants of the benchmark's source questions (A same meaning and B changed " +
+      "meaning by --role rephraser=MODEL; C punctuation, D grammar, E spelling errors), each answered alone " +
+      "and classed R1/R2/R3 against the clean answer by the judge",
+  },
+  {
+    flag: "robustness-sets",
+    requires: "robustness",
+    key: "robustnessSets",
+    kind: "string",
+    value: "SETS",
+    scope: "benchmark",
+    section: "ablations",
+    help: "which sets, e.g. CDE (no rephraser needed) or A,B (default all)",
+  },
+  {
+    flag: "robustness-variants",
+    requires: "robustness",
+    key: "robustnessVariants",
+    kind: "integer",
+    value: "N",
+    min: 1,
+    max: 40,
+    scope: "benchmark",
+    section: "ablations",
+    help: "variants per source question and set, 1-40 (default 10, as in MedGPTEval)",
+  },
+  {
     flag: "buckets",
     key: "buckets",
     kind: "string",

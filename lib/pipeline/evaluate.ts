@@ -95,7 +95,12 @@ export async function evaluate(options: EvaluateOptions): Promise<EvaluateResult
         progress?.tick();
         history.push(...solved.turn);
         scoring.push(
-          scoreAnswer(options, ctx, { sample, answer: solved.answer, conversation: [...history] }, result),
+          scoreAnswer(
+            options,
+            ctx,
+            { sample, answer: solved.answer, conversation: [...history], detail: solved.detail },
+            result,
+          ),
         );
       } catch (err) {
         const message = redact(err instanceof Error ? err.message : String(err));

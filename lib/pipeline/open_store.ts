@@ -36,7 +36,9 @@ export async function openRunStore(plan: EvalPlan): Promise<RunStore> {
     }
     for (const { condition } of plan.conditions) {
       const key = `condition:${condition.name}`;
-      if (key in stored) checkSame(storePath, key, stored[key], conditionIdentity(condition, task));
+      if (key in stored) {
+        checkSame(storePath, key, stored[key], conditionIdentity(condition, task, plan.robustness));
+      }
     }
     if (previous) {
       store.logEvent("resume", { at: new Date().toISOString() });
@@ -66,7 +68,7 @@ export async function openRunStore(plan: EvalPlan): Promise<RunStore> {
     }
     for (const { condition } of plan.conditions) {
       const key = `condition:${condition.name}`;
-      if (!(key in stored)) store.setManifest({ [key]: conditionIdentity(condition, task) });
+      if (!(key in stored)) store.setManifest({ [key]: conditionIdentity(condition, task, plan.robustness) });
     }
     store.putSamples(samples);
     if (plan.ratings) {

@@ -12,6 +12,12 @@ import {
   conditionSolver,
   parseAblation,
 } from "../ablations/condition.ts";
+import {
+  DEFAULT_VARIANTS,
+  parseRobustnessSets,
+  type RobustnessOptions,
+  robustnessSamples,
+} from "../ablations/robustness.ts";
 import { type BucketSpec, parseBucketSpec } from "../analysis/buckets.ts";
 import { getTask } from "../benchmarks/registry.ts";
 import type { GenerationParams } from "../core/chat.ts";
@@ -122,6 +128,7 @@ function runIdentity(
   },
   dataHash: string,
   n: number,
+  robustness?: RobustnessOptions,
 ) {
   const embed = resolved.roles.find((r) => r.name === "embed");
   const extra = resolved.roles.filter((r) => !["model", "judge", "embed"].includes(r.name));
@@ -143,6 +150,7 @@ function runIdentity(
     prompts: Object.fromEntries(Object.entries(templates).map(([k, v]) => [k, hashValue(v)])),
     ...(extra.length ? { roles: Object.fromEntries(extra.map((r) => [r.name, r.providers[0].label])) } : {}),
     ...(config.columns !== undefined ? { columns: parseColumns(config.columns) } : {}),
+    ...(robustness ? { robustness } : {}),
     ...(resolved.auxiliary.size
       ? { auxiliary: Object.fromEntries([...resolved.auxiliary].map(([name, a]) => [name, a.sha256])) }
       : {}),
@@ -150,8 +158,8 @@ function runIdentity(
 }
 
 /** The part of a condition a resumed run must match: its solver, its prompts and its perturbation. */
-export function conditionIdentity(condition: Condition, task: Task) {
-  const solver = conditionSolver(condition, task);
+export function conditionIdentity(condition: Condition, task: Task, robustness?: RobustnessOptions) {
+  const solver = conditionSolver(condition, task, robustness);
   return {
     kind: condition.kind,
     perturb: condition.perturb ?? null,
@@ -174,6 +182,8 @@ export interface EvalPlan {
   conditions: { condition: Condition; applied: AppliedCondition }[];
   /** Seed of the perturbations, as recorded in notes. */
   perturbSeed: string;
+  /** The robustness sets asked for (`--robustness`); their variants are among `samples`. */
+  robustness?: RobustnessOptions;
   /** Length buckets to tabulate, if asked for. */
   buckets?: BucketSpec;
   /** Judge runs per answer. */
@@ -204,6 +214,17 @@ export interface EvalData {
   samples: Sample[];
   /** SHA-256 of its bytes (recorded in the manifest). */
   sha256: string;
+}
+
+/** Returns the robustness sets `--robustness` asks for (`undefined` without it); the task must have sources. */
+function planRobustness(config: EvalConfig, task: Task, seed: string): RobustnessOptions | undefined {
+  if (!config.robustness) return undefined;
+  if (!task.robustness) throw new ConfigError(`--robustness: ${task.name} has no robustness sources`);
+  return {
+    sets: parseRobustnessSets(config.robustnessSets ?? "all"),
+    variants: config.robustnessVariants ?? DEFAULT_VARIANTS,
+    seed,
+  };
 }
 
 /** Returns `--columns KEY=COLUMN,...` as a record (`undefined` when not given). */
@@ -252,9 +273,13 @@ export async function planEval(config: EvalConfig, data?: EvalData): Promise<Eva
   checkEvalOptions(config, task);
   if (config.apiKeyEnv) requireEnv("api-key-env", config.apiKeyEnv);
   const loaded = data ?? await loadEvalData(task, config.data, loadOptions(config));
-  const samples = limitSamples(loaded.samples, config.limit);
   const judgeRuns = config.judgeRuns ?? 3;
   const perturbSeed = String(config.perturbSeed ?? 0);
+  const robustness = planRobustness(config, task, perturbSeed);
+  const kept = limitSamples(loaded.samples, config.limit);
+  const samples = robustness
+    ? [...kept, ...robustnessSamples(task.robustness!.sources(kept), robustness)]
+    : kept;
   const conditions = [
     baselineCondition(config.condition ?? "default"),
     ...(config.ablations ?? []).map((a) => parseAblation(a, perturbSeed)),
@@ -278,7 +303,7 @@ export async function planEval(config: EvalConfig, data?: EvalData): Promise<Eva
     ...(config.maxTokens !== undefined ? { maxTokens: config.maxTokens } : {}),
     ...(config.seed !== undefined ? { seed: config.seed } : {}),
   };
-  const solvers = conditions.map((c) => conditionSolver(c, task));
+  const solvers = conditions.map((c) => conditionSolver(c, task, robustness));
   const { plans: roles, judges } = planRoles(config, task, solvers, samples, generation);
   const needed = new Set(solvers.flatMap((solver) => solver.auxiliary ?? []));
   const auxiliary = await loadAuxiliary(task, config, loaded, needed);
@@ -297,6 +322,7 @@ export async function planEval(config: EvalConfig, data?: EvalData): Promise<Eva
     { generation, judgeRuns, judges, roles, auxiliary },
     loaded.sha256,
     samples.length,
+    robustness,
   );
   const storePath = `${config.out}/run.sqlite`;
   const outStat = await Deno.stat(config.out).catch(() => null);
@@ -321,6 +347,7 @@ export async function planEval(config: EvalConfig, data?: EvalData): Promise<Eva
     samples,
     conditions: applied,
     perturbSeed,
+    robustness,
     buckets,
     judgeRuns,
     generation,

@@ -10,7 +10,7 @@ import type { GenerationParams } from "../core/chat.ts";
 import { ConfigError } from "../core/errors.ts";
 import type { Sample } from "../core/sample.ts";
 import type { Solver, Task } from "../core/task.ts";
-import { createProvider, OFFLINE_JUDGES, OFFLINE_TRANSLATORS } from "../providers/factory.ts";
+import { createProvider, OFFLINE_JUDGES, OFFLINE_ROLES } from "../providers/factory.ts";
 import type { ChatProvider } from "../providers/types.ts";
 import type { RolePlan } from "./roles.ts";
 import type { EvalConfig } from "./eval_config.ts";
@@ -185,7 +185,7 @@ function planExtraRoles(config: EvalConfig, task: Task, solvers: readonly Solver
         apiKeyEnv: keyVariable(name, setting.apiKeyEnv, setting.flags.apiKeyEnv),
         timeoutMs: timeoutMs(config),
         concurrency: setting.concurrency ?? config.concurrency ?? 8,
-        offline: name === "translator" ? OFFLINE_TRANSLATORS : {},
+        offline: OFFLINE_ROLES[name] ?? {},
       })],
       defaults: {},
     });

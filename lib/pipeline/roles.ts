@@ -96,7 +96,7 @@ export class Roles {
           ...this.#defaults.get(role),
           ...setParams(request),
           messages: request.messages,
-          sample,
+          sample: request.sample ?? sample,
           ...(request.answer !== undefined ? { answer: request.answer } : {}),
         };
         const { call, cached } = await caller.call(chat, request.repeat ?? 0);

@@ -86,7 +86,7 @@ export async function executeEval(plan: EvalPlan): Promise<EvalResult> {
       }
       const outcome = await evaluate({
         samples: applied.samples,
-        solver: conditionSolver(condition, task),
+        solver: conditionSolver(condition, task, plan.robustness),
         scorers: task.scorers,
         roles,
         judgeRuns,

@@ -9,6 +9,7 @@ import { IdentityTranslatorProvider, ReferenceProvider, RetrievalProvider } from
 import { OpenAIEmbeddingProvider, OpenAIProvider } from "./openai.ts";
 import { OverlapJudgeProvider } from "./overlap_judge.ts";
 import { KeywordRubricJudgeProvider } from "./keyword_rubric_judge.ts";
+import { OfflineRephraserProvider } from "./offline_rephraser.ts";
 import { RubricJudgeProvider } from "./rubric_judge.ts";
 import type { ChatProvider } from "./types.ts";
 
@@ -30,6 +31,18 @@ export const OFFLINE_JUDGES: Record<string, string> = {
 /** Offline translator names and what they are. */
 export const OFFLINE_TRANSLATORS: Record<string, string> = {
   "offline:identity": "returns the text untranslated (runs the pivot pipeline; translates nothing)",
+};
+
+/** Offline rephraser names and what they are (the `rephraser` role of robustness sets A and B). */
+export const OFFLINE_REPHRASERS: Record<string, string> = {
+  "offline:rephraser":
+    "frames the question with fixed greetings (A) or swaps its last clause for another question (B)",
+};
+
+/** Offline stand-ins of the roles beyond model and judge, by role. */
+export const OFFLINE_ROLES: Readonly<Record<string, Record<string, string>>> = {
+  translator: OFFLINE_TRANSLATORS,
+  rephraser: OFFLINE_REPHRASERS,
 };
 
 /** Settings of one provider. */
@@ -87,6 +100,7 @@ export function createProvider(settings: ProviderSettings, corpus: readonly Samp
     if (settings.model === "offline:medjudge") return new RubricJudgeProvider();
     if (settings.model === "offline:rubric") return new KeywordRubricJudgeProvider();
     if (settings.model === "offline:identity") return new IdentityTranslatorProvider();
+    if (settings.model === "offline:rephraser") return new OfflineRephraserProvider();
   }
   const baseUrl = resolveBaseUrl(
     settings.baseUrl,

@@ -5,9 +5,11 @@
  * with the question, friendly and empathic keywords (the paper's own rule for social decorum: none → 0, 1–2 → 1,
  * 3 or more → 2), repeated answers in the dialogue. It knows no medicine (accuracy, prohibitiveness and
  * sensitivity are always given full marks) and every result is labelled offline: a smoke test, not a judge.
+ * It also answers MedGPTEval's robustness consistency prompts ({@linkcode offlineConsistencyReply}).
  * @module
  */
 import { charNgrams } from "../text/tokenize.ts";
+import { offlineConsistencyReply } from "./offline_consistency.ts";
 import { OfflineProvider } from "./offline_provider.ts";
 import { type ChatRequest, type ChatResponse, ProviderError } from "./types.ts";
 
@@ -88,10 +90,15 @@ export class KeywordRubricJudgeProvider extends OfflineProvider {
   /** Label that says what it is. */
   override readonly label = "offline:rubric (surface rules on the answer's text, not an LLM judge)";
 
-  /** Scores every indicator the prompt asks for; a prompt that asks for none is an error. */
+  /**
+   * Scores every indicator the prompt asks for, or classes a robustness variant's answer when the prompt is a
+   * consistency prompt; a prompt that asks for neither is an error.
+   */
   protected answer(request: ChatRequest): ChatResponse {
     const { sample, answer } = this.judgedAnswer(request);
     const prompt = request.messages.map((m) => m.content).join("\n");
+    const consistency = offlineConsistencyReply(prompt, answer);
+    if (consistency !== undefined) return { text: consistency, finishReason: "stop" };
     const indicators = requestedIndicators(prompt);
     if (Object.keys(indicators).length === 0) {
       throw new ProviderError("offline:rubric reads rubric prompts that show a scores object", {

@@ -134,6 +134,8 @@ export function groupTables(
 ): Record<string, Table> {
   const tables: Record<string, Table> = {};
   for (const [field, groups] of Object.entries(summary.groups)) {
+    // A field grouping other metrics (e.g. robustness rates, shown in tables of their own) gets no table here.
+    if (!Object.values(groups).some((est) => metrics.some((m) => m.name in est))) continue;
     tables[`by_${field}`] = {
       title: `${summary.benchmark} — ${summary.model}: results by ${field}`,
       columns: [field, "n", ...metrics.map((m) => `${m.label}${m.percent ? " (%)" : ""}`)],

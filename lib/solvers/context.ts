@@ -47,3 +47,19 @@ export function changeModelRequests(
     generate: (role, request) => ctx.generate(role, role === "model" ? change(request) : request),
   };
 }
+
+/**
+ * Returns `ctx` with every request made for `sample` instead of the context's own sample (what offline
+ * stand-ins read and key their calls on): how a solver asks a question other than its sample's, such as the
+ * clean question a robustness variant is compared with.
+ */
+export function forSample(ctx: SolveContext, sample: Sample): SolveContext {
+  return {
+    has: (role) => ctx.has(role),
+    members: (role) => ctx.members(role),
+    defaults: (role) => ctx.defaults(role),
+    embed: (texts) => ctx.embed(texts),
+    auxiliary: (name) => ctx.auxiliary(name),
+    generate: (role, request) => ctx.generate(role, { ...request, sample: request.sample ?? sample }),
+  };
+}

@@ -14,6 +14,8 @@ import {
   type Summary,
   summaryLabels,
 } from "../../core/summary.ts";
+import { variantOf } from "../../ablations/robustness.ts";
+import { classValues, RATE_METRICS, robustnessRates } from "../../ablations/robustness_rates.ts";
 import { alphaWithCi } from "../../stats/agreement.ts";
 import type { RunView } from "../../core/task.ts";
 import { judgedValue } from "../../judges/jury.ts";
@@ -28,7 +30,7 @@ import {
   type ItemKind,
   type RatingTotals,
 } from "./rubric.ts";
-import { ASPECT_SCORERS, UNVETOED } from "./scorer.ts";
+import { ASPECT_SCORERS, CONSISTENCY_JUDGE, UNVETOED } from "./scorer.ts";
 
 /** Metric name of the medical subtotal without the veto. */
 export const MEDICAL_UNVETOED = "medical_unvetoed";
@@ -66,10 +68,21 @@ function aspectValue(
   return typeof value === "number" ? value : null;
 }
 
-/** Returns each item's total, aspect subtotals and indicator means (`null` for rounds not scored). */
+/**
+ * Returns each item's total, aspect subtotals and indicator means (`null` for rounds not scored), and each
+ * robustness variant's class as 0/1 values `r1`, `r2`, `r3`.
+ */
 export function medGptEvalRows(view: RunView, labels: RunLabels): SampleRow[] {
   const experts = expertTotals(view);
   return view.samples.map((sample) => {
+    if (variantOf(sample)) {
+      const scores = view.scores.get(sample.id) ?? [];
+      return {
+        id: sample.id,
+        fields: sample.fields,
+        values: classValues(scores, CONSISTENCY_JUDGE.spec, labels.judgeRuns),
+      };
+    }
     const values: Record<string, number | null> = Object.fromEntries(METRICS.map((m) => [m, null]));
     const { kind, scored } = itemOf(sample);
     if (scored) {
@@ -133,7 +146,8 @@ function judgeVsExperts(rows: readonly SampleRow[], seed: string): Estimate {
 
 /** Returns the MedGPTEval summary of a run: every metric per kind (dialogue, case report) and overall. */
 export function aggregateMedGptEval(rows: readonly SampleRow[], view: RunView, labels: RunLabels): Summary {
-  const scored = rows.filter((r) => r.fields.scored === 1);
+  const scored = rows.filter((r) => r.fields.scored === 1 && !(RATE_METRICS[0] in r.values));
+  const robustness = robustnessRates(rows);
   const seed = `${labels.benchmark}:${labels.condition}`;
   const withExperts = scored.some((r) => r.values[`${EXPERT_PREFIX}total`] !== null);
   const metrics = withExperts ? METRICS : JUDGE_METRICS;
@@ -149,6 +163,7 @@ export function aggregateMedGptEval(rows: readonly SampleRow[], view: RunView, l
     `each value is the mean over ${labels.judgeRuns} judging(s) and the jury's judges; items missing a valid judging of an aspect have no total`,
     "vetoed = share of an item's medical judgings the veto zeroed",
   ];
+  notes.push(...robustness.notes);
   if (labels.offline) {
     notes.push("OFFLINE: model or judge are offline stand-ins; these are not model results");
   }
@@ -156,7 +171,7 @@ export function aggregateMedGptEval(rows: readonly SampleRow[], view: RunView, l
     ...summaryLabels(labels),
     n: core.n,
     metrics: core.metrics,
-    groups: core.groups,
+    groups: { ...core.groups, ...robustness.groups },
     counts: {
       items: scored.length,
       samples: view.samples.length,
@@ -164,6 +179,7 @@ export function aggregateMedGptEval(rows: readonly SampleRow[], view: RunView, l
       judgings: judged.length,
       judge_errors: judged.filter((s) => !s.valid).length,
       no_total: scored.filter((r) => r.values.total === null).length,
+      ...robustness.counts,
     },
     ci_method: CI_METHOD,
     notes,

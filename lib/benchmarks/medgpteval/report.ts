@@ -1,9 +1,20 @@
 /**
  * MedGPTEval's tables in the layout of the paper's Tables 3 (multi-turn dialogues) and 4 (case reports): the
- * total, each aspect's subtotal and its indicators' means, one column per model, each with its 95% CI and n.
+ * total, each aspect's subtotal and its indicators' means, one column per model, each with its 95% CI and n;
+ * and of its Table 5 (robustness): R1–R3 rates per model, anomaly category and data set.
  * @module
  */
-import type { Table } from "../../core/report_spec.ts";
+import {
+  CATEGORY_FIELD,
+  ROBUSTNESS_CATEGORIES,
+  ROBUSTNESS_SETS,
+  type RobustnessCategory,
+  SET_FIELD,
+} from "../../ablations/robustness.ts";
+import { RATE_METRICS } from "../../ablations/robustness_rates.ts";
+import type { Cell, Table } from "../../core/report_spec.ts";
+import type { Estimate } from "../../core/summary.ts";
+import { CLASS_LABELS, CONSISTENCY_CLASSES } from "../../judges/consistency.ts";
 import { type Summary, summaryName } from "../../core/summary.ts";
 import { comparisonNotes, formatEstimate } from "../../report/tables.ts";
 import { EXPERT_PREFIX, MEDICAL_UNVETOED } from "./aggregate.ts";
@@ -48,7 +59,50 @@ export function kindTable(summaries: readonly Summary[], kind: ItemKind): Table 
   };
 }
 
-/** Returns the tables of the paper's layouts for the kinds the summaries hold. */
+/** Returns a rate as the robustness table prints it: percent, interval and n. */
+function rateCell(est: Estimate | undefined): string {
+  return est && est.n > 0 ? `${formatEstimate(est, true, 1)} (n=${est.n})` : "–";
+}
+
+/**
+ * Returns the Table 5 layout: per model, each anomaly category with its sets' R1, R2 and R3 rates (percent,
+ * 95% interval, n), and input errors C–E also pooled.
+ */
+export function robustnessTable(summaries: readonly Summary[]): Table {
+  const rows: Cell[][] = [];
+  for (const summary of summaries.filter((s) => s.groups[SET_FIELD])) {
+    rows.push([summaryName(summary), "", "", ""]);
+    for (const category of Object.keys(ROBUSTNESS_CATEGORIES) as RobustnessCategory[]) {
+      const sets = ROBUSTNESS_SETS.filter((set) =>
+        set.category === category && summary.groups[SET_FIELD][set.id]
+      );
+      if (sets.length === 0) continue;
+      rows.push([`  ${category} (${ROBUSTNESS_CATEGORIES[category]})`, "", "", ""]);
+      for (const set of sets) {
+        const est = summary.groups[SET_FIELD][set.id];
+        rows.push([`    Data set ${set.id}: ${set.label}`, ...RATE_METRICS.map((m) => rateCell(est[m]))]);
+      }
+      if (sets.length > 1) {
+        const pooled = summary.groups[CATEGORY_FIELD]?.[category] ?? {};
+        rows.push([
+          `    Data sets ${sets.map((s) => s.id).join("+")} pooled`,
+          ...RATE_METRICS.map((m) => rateCell(pooled[m])),
+        ]);
+      }
+    }
+  }
+  return {
+    title: "MedGPTEval: robustness on the rewritten first-round questions (% [95% CI] (n))",
+    columns: [
+      "Model, anomaly category and data set",
+      ...CONSISTENCY_CLASSES.map((cls) => `${cls} ${CLASS_LABELS[cls]} (%)`),
+    ],
+    rows,
+    notes: comparisonNotes(summaries),
+  };
+}
+
+/** Returns the tables of the paper's layouts for the kinds and robustness sets the summaries hold. */
 export function medGptEvalTables(summaries: readonly Summary[]): Record<string, Table> {
   const tables: Record<string, Table> = {};
   for (const kind of ["dialogue", "case"] as const) {
@@ -56,5 +110,6 @@ export function medGptEvalTables(summaries: readonly Summary[]): Record<string, 
       tables[PAPER_TABLE[kind]] = kindTable(summaries, kind);
     }
   }
+  if (summaries.some((s) => s.groups[SET_FIELD])) tables.table5 = robustnessTable(summaries);
   return tables;
 }

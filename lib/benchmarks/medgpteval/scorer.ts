@@ -6,6 +6,8 @@
  * @module
  */
 import { z } from "zod";
+import { variantOf } from "../../ablations/robustness.ts";
+import { consistencyScorer } from "../../judges/consistency.ts";
 import { judgeScorer } from "../../judges/judge_scorer.ts";
 import { itemOf } from "./load.ts";
 import { buildAspectMessages, TEMPLATES } from "./prompts.ts";
@@ -36,7 +38,7 @@ export function aspectScorer(aspect: Aspect) {
     prompt: (sample, answer, conversation) => buildAspectMessages(aspect, sample, answer, conversation),
     applies: (sample) => {
       const { kind, scored } = itemOf(sample);
-      return scored && ASPECTS_OF[kind].includes(aspect);
+      return scored && !variantOf(sample) && ASPECTS_OF[kind].includes(aspect);
     },
     templates: TEMPLATES,
     verdict: aspectVerdict(aspect) as unknown as z.ZodType<AspectVerdict>,
@@ -57,3 +59,6 @@ export function aspectScorer(aspect: Aspect) {
 
 /** The three aspect judges, in the rubric's order. */
 export const ASPECT_SCORERS = ASPECTS.map(aspectScorer);
+
+/** The robustness consistency judge (R1–R3 of a variant's answer against the clean one), read offline by `offline:rubric`. */
+export const CONSISTENCY_JUDGE = consistencyScorer(["offline:rubric"]);
