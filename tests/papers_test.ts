@@ -3,7 +3,8 @@ import { InputError } from "../lib/core/errors.ts";
 import { getTask } from "../lib/benchmarks/registry.ts";
 import { checkClaims, type ClaimResult } from "../lib/papers/claims.ts";
 import { loadPapers, type Paper, parsePrinted, toPaper } from "../lib/papers/paper.ts";
-import { paperTable } from "../lib/papers/paper_tables.ts";
+import { comparisonEntries, paperTable } from "../lib/papers/paper_tables.ts";
+import type { Summary } from "../lib/core/summary.ts";
 import { datasetFacts } from "../lib/papers/write_paper.ts";
 import { sharedPath, testWithShared } from "./shared_data.ts";
 
@@ -80,6 +81,52 @@ Deno.test("paper tables render exactly as printed, with the printed row label ty
   const medical = cmb.cells.get("table2")!.get("medicalgpt\u0000cs")!;
   assertEquals(medical.provenance.row, "MedidalGPT");
   assertEquals(medical.provenance.file, "002_climedbench_paper.txt");
+});
+
+Deno.test("MedGPTEval tables 3 and 5 place a real model's run beside the paper's chatbots (offline runs stay out)", () => {
+  const paper = byId("medgpteval");
+  const est = (value: number, n: number) => ({
+    value,
+    ci95: [value - 0.1, value + 0.1] as [number, number],
+    n,
+  });
+  const run = (model: string, offline: boolean): Summary => ({
+    benchmark: "medgpteval",
+    model,
+    judge: "j",
+    condition: "default",
+    offline,
+    judge_runs: 1,
+    n: 9,
+    metrics: {},
+    groups: {
+      kind: { dialogue: { total_unvetoed: est(12.5, 6), total: est(11, 6), accuracy: est(0.5, 6) } },
+      robustness_set: { A: { r1: est(0.25, 40), r2: est(0.5, 40), r3: est(0.25, 40) } },
+    },
+    counts: {},
+    ci_method: "x",
+    notes: [],
+  });
+  const summaries = [run("gpt-x", false), run("offline:reference", true)];
+  const table3 = paper.file.tables.find((t) => t.id === "table3")!;
+  const t3 = paperTable(paper, table3, comparisonEntries(table3.compare!, summaries));
+  assertEquals(t3.columns.at(-1), "gpt-x (medeval)");
+  const total = t3.rows.find((r) => r[1] === table3.rows.find((x) => x.key === "total")!.printed)!;
+  assertEquals(total.at(-1), "12.50 [12.40, 12.60] (n=6)", "the paper's totals are unvetoed sums");
+  const table5 = paper.file.tables.find((t) => t.id === "table5")!;
+  const t5 = paperTable(paper, table5, comparisonEntries(table5.compare!, summaries));
+  const added = t5.rows.filter((r) => String(r[1]).startsWith("gpt-x"));
+  assertEquals(
+    added.map((r) => r[1]),
+    ["A", "B", "C", "D", "E"].map((s) => `gpt-x (medeval) · Data set ${s}`),
+  );
+  assertEquals(added[0].slice(2), [
+    "ASR",
+    "25.0 [15.0, 35.0] (n=40)",
+    "50.0 [40.0, 60.0] (n=40)",
+    "25.0 [15.0, 35.0] (n=40)",
+  ]);
+  assertEquals(added[1].slice(2), ["NSR", "–", "–", "–"]);
 });
 
 Deno.test("CliMedBench claims recompute to hand-computed values", () => {

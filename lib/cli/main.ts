@@ -44,8 +44,9 @@ async function evalUsage(benchmark?: string): Promise<string> {
 const USAGE = `usage:
   deno task eval <benchmark> --model NAME [options]     (deno task eval --help lists the options)
   deno task reproduce [--out DIR] [--no-render] [--data-dir DIR]
-                      [--models A,B --judge NAME [--base-url URL] [--limit N]]
-      (or MEDEVAL_MODELS, MEDEVAL_JUDGE_MODEL, OPENAI_BASE_URL, MEDEVAL_LIMIT, MEDEVAL_DATA_DIR)
+                      [--models A,B --judge NAME [--rephraser NAME] [--base-url URL] [--limit N]]
+      (or MEDEVAL_MODELS, MEDEVAL_JUDGE_MODEL, MEDEVAL_REPHRASER_MODEL, OPENAI_BASE_URL, MEDEVAL_LIMIT,
+       MEDEVAL_DATA_DIR; with a rephraser, real models also get MedGPTEval's robustness sets A-E)
   deno task download <benchmark>
 ${RUNS_USAGE}
 ${TAG_USAGE}
@@ -158,6 +159,7 @@ async function main(args: string[]): Promise<number> {
           "no-render": { type: "boolean" },
           models: { type: "string" },
           judge: { type: "string" },
+          rephraser: { type: "string" },
           "base-url": { type: "string" },
           limit: { type: "string" },
           "data-dir": { type: "string" },
@@ -169,6 +171,7 @@ async function main(args: string[]): Promise<number> {
         render: !values["no-render"],
         models: values.models?.split(",").map((m) => m.trim()).filter(Boolean) ?? env.models,
         judge: values.judge ?? env.judge,
+        rephraser: values.rephraser ?? env.rephraser,
         baseUrl: values["base-url"] ?? env.baseUrl,
         limit: reproduceLimit(numberFlag(values, "limit")) ?? env.limit,
         dataDir: values["data-dir"] ?? env.dataDir,

@@ -18,6 +18,7 @@ import { writeClaims } from "../papers/claims_report.ts";
 import { indexPage, type RunSection } from "../papers/index_page.ts";
 import { loadPapers } from "../papers/paper.ts";
 import { datasetFacts, type PaperOutputs, writePaperTables } from "../papers/write_paper.ts";
+import { REPHRASER } from "../ablations/robustness.ts";
 import { checkNumber, evalOption } from "../pipeline/eval_options.ts";
 import { executeEval } from "../pipeline/run_eval.ts";
 import { type EvalPlan, loadEvalData, planEval } from "../pipeline/plan.ts";
@@ -42,6 +43,8 @@ export interface ReproduceOptions {
   baseUrl?: string;
   /** Judge model for judge-scored benchmarks, required with `models`. */
   judge?: string;
+  /** Rephraser model for robustness sets A and B (`MEDEVAL_REPHRASER_MODEL`); real models get robustness sets only with it. */
+  rephraser?: string;
   /** Evaluate at most this many samples per benchmark with real models (cost control). */
   limit?: number;
   /** Directory holding the full data sets as `<benchmark>/<file>` (default `data/downloads`). */
@@ -62,6 +65,7 @@ export function reproduceEnv(
   return {
     models: models?.length ? models : undefined,
     judge: env.get("MEDEVAL_JUDGE_MODEL") || undefined,
+    rephraser: env.get("MEDEVAL_REPHRASER_MODEL") || undefined,
     baseUrl: env.get("OPENAI_BASE_URL") || undefined,
     limit: limit === undefined ? undefined : Number(limit),
     dataDir: env.get("MEDEVAL_DATA_DIR") || undefined,
@@ -119,17 +123,29 @@ async function planBenchmark(name: string, task: Task, options: ReproduceOptions
   const data = await loadEvalData(task, full);
   const needsJudge = task.scorers.some((s) => s.roles.includes("judge"));
   const offlineJudge = needsJudge ? offlineJudgeOf(task) : undefined;
-  const runs: { model: string; judge?: string; real: boolean; ablations?: string[] }[] = [
-    { model: "offline:reference", judge: offlineJudge, real: false },
-    { model: "offline:retrieval", judge: offlineJudge, real: false, ablations: demoAblations(task) },
-  ];
+  const runs: { model: string; judge?: string; real: boolean; ablations?: string[]; robustness?: boolean }[] =
+    [
+      { model: "offline:reference", judge: offlineJudge, real: false },
+      {
+        model: "offline:retrieval",
+        judge: offlineJudge,
+        real: false,
+        ablations: demoAblations(task),
+        robustness: task.robustness !== undefined,
+      },
+    ];
   for (const model of options.models ?? []) {
     if (needsJudge && !options.judge) {
       throw new ConfigError(
         `${name} is judge-scored: set MEDEVAL_JUDGE_MODEL (or --judge) along with the models`,
       );
     }
-    runs.push({ model, judge: needsJudge ? options.judge : undefined, real: true });
+    runs.push({
+      model,
+      judge: needsJudge ? options.judge : undefined,
+      real: true,
+      robustness: task.robustness !== undefined && options.rephraser !== undefined,
+    });
   }
   const planned: BenchmarkPlan["runs"] = [];
   for (const run of runs) {
@@ -147,6 +163,13 @@ async function planBenchmark(name: string, task: Task, options: ReproduceOptions
         }
         : {}),
       limit: run.real ? options.limit : undefined,
+      ...(run.robustness
+        ? {
+          robustness: true,
+          roles: [`${REPHRASER}=${run.real ? options.rephraser : "offline:rephraser"}`],
+          ...(run.real && options.baseUrl ? { roleBaseUrls: [`${REPHRASER}=${options.baseUrl}`] } : {}),
+        }
+        : {}),
       ...(run.ablations?.length
         ? {
           ablations: run.ablations,

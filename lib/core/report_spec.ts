@@ -1,5 +1,5 @@
 /**
- * How a benchmark's results are shown: tables as plain data and the metrics a task's reports display.
+ * How a benchmark's results are shown: tables and figures as plain data and the metrics a task's reports display.
  * @module
  */
 import type { Summary } from "./summary.ts";
@@ -17,6 +17,18 @@ export interface Table {
   rows: Cell[][];
   /** Footnotes (method, labels such as OFFLINE). */
   notes: string[];
+}
+
+/** A Plotly figure as plain JSON: traces and layout, with its export size. */
+export interface FigureSpec {
+  /** Plotly traces. */
+  data: Record<string, unknown>[];
+  /** Plotly layout. */
+  layout: Record<string, unknown>;
+  /** Export width in CSS pixels (default 720). */
+  width?: number;
+  /** Export height in CSS pixels (default 420). */
+  height?: number;
 }
 
 /** How a metric is shown: header label and whether it is a rate (shown in %). */
@@ -47,4 +59,6 @@ export interface ReportSpec {
   overall?: { name: string; label: string };
   /** Benchmark-specific tables over one or more summaries (models or conditions side by side), by file name. */
   tables?: (summaries: readonly Summary[]) => Record<string, Table>;
+  /** Benchmark-specific figures over one or more summaries, by file name (empty when the summaries lack the data). */
+  figures?: (summaries: readonly Summary[]) => Record<string, FigureSpec>;
 }

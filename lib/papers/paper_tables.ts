@@ -22,24 +22,39 @@ export interface ComparisonEntry {
  * benchmark's own tables), mapping each paper key to the metric it corresponds to.
  */
 export function comparisonEntries(spec: CompareSpec, summaries: readonly Summary[]): ComparisonEntry[] {
-  return summaries.filter((s) => s.benchmark === spec.benchmark && !s.offline).map((summary) => {
-    const values: Record<string, string> = {};
-    for (const [key, target] of Object.entries(spec.map)) {
-      const estimate = target.field && target.group !== undefined
-        ? summary.groups[target.field]?.[target.group]?.[target.metric]
-        : summary.metrics[target.metric];
-      if (!estimate || estimate.value === null) continue;
-      const scaled = {
-        ...estimate,
-        value: estimate.value * spec.scale,
-        ci95: estimate.ci95 &&
-          [estimate.ci95[0] * spec.scale, estimate.ci95[1] * spec.scale] as [number, number],
-      };
-      values[key] = `${formatEstimate(scaled, false, spec.digits)} (n=${estimate.n})`;
-    }
-    const condition = summary.condition === "default" ? "" : `, ${summary.condition}`;
-    return { label: `${summary.model} (medeval${condition})`, values };
-  });
+  const runs = summaries.filter((s) => s.benchmark === spec.benchmark && !s.offline);
+  if (!spec.rowsPerModel) return runs.map((summary) => comparisonEntry(spec, summary));
+  return runs.flatMap((summary) =>
+    spec.rowsPerModel!.map((row) => {
+      const entry = comparisonEntry(spec, summary, { field: row.field, group: row.group });
+      return { label: `${entry.label} · ${row.label}`, values: { ...row.cells, ...entry.values } };
+    })
+  );
+}
+
+/** Returns one run as a paper model; `within` reads every mapped metric in one group instead. */
+function comparisonEntry(
+  spec: CompareSpec,
+  summary: Summary,
+  within?: { field: string; group: string },
+): ComparisonEntry {
+  const values: Record<string, string> = {};
+  for (const [key, mapped] of Object.entries(spec.map)) {
+    const target = within ? { ...mapped, ...within } : mapped;
+    const estimate = target.field && target.group !== undefined
+      ? summary.groups[target.field]?.[target.group]?.[target.metric]
+      : summary.metrics[target.metric];
+    if (!estimate || estimate.value === null) continue;
+    const scaled = {
+      ...estimate,
+      value: estimate.value * spec.scale,
+      ci95: estimate.ci95 &&
+        [estimate.ci95[0] * spec.scale, estimate.ci95[1] * spec.scale] as [number, number],
+    };
+    values[key] = `${formatEstimate(scaled, false, spec.digits)} (n=${estimate.n})`;
+  }
+  const condition = summary.condition === "default" ? "" : `, ${summary.condition}`;
+  return { label: `${summary.model} (medeval${condition})`, values };
 }
 
 function columnHeader(column: PaperTable["columns"][number], unit?: string): string {

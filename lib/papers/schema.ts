@@ -79,6 +79,19 @@ export const CompareSpecSchema = z.object({
     z.string(),
     z.object({ metric: z.string(), field: z.string().optional(), group: z.string().optional() }).strict(),
   ),
+  /**
+   * With models as rows, the rows each run gets when the paper prints several per model (e.g. one per data
+   * set): each reads the map's metrics in group `group` of `field`, and fills `cells` (paper column key → text)
+   * as given. Absent: one row per run.
+   */
+  rowsPerModel: z.array(
+    z.object({
+      label: z.string(),
+      field: z.string(),
+      group: z.string(),
+      cells: z.record(z.string(), z.string()).default({}),
+    }).strict(),
+  ).optional(),
 }).strict();
 
 /** One transcribed table. */

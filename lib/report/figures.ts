@@ -8,17 +8,9 @@ import type { Estimate } from "../core/summary.ts";
 import { findChromium } from "./chromium.ts";
 import { pathExists, projectPath } from "../core/fs.ts";
 
-/** A Plotly figure: traces and layout, as plain JSON. */
-export interface FigureSpec {
-  /** Plotly traces. */
-  data: Record<string, unknown>[];
-  /** Plotly layout. */
-  layout: Record<string, unknown>;
-  /** Export width in CSS pixels (default 720). */
-  width?: number;
-  /** Export height in CSS pixels (default 420). */
-  height?: number;
-}
+/** A Plotly figure: traces and layout, as plain JSON (defined with the other report shapes in core). */
+export type { FigureSpec } from "../core/report_spec.ts";
+import type { FigureSpec } from "../core/report_spec.ts";
 
 /** Okabe–Ito palette: distinguishable with the common colour-vision deficiencies. */
 export const PALETTE = [

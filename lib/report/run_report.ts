@@ -192,9 +192,12 @@ export function runFigures(
 ): Record<string, FigureSpec> {
   const figures: Record<string, FigureSpec> = {};
   const fields = Object.keys(summaries[0]?.groups ?? {});
+  const metric = spec.metrics[0].name;
   for (const field of fields) {
     const count = new Set(summaries.flatMap((s) => Object.keys(s.groups[field] ?? {}))).size;
     if (count === 0 || count > maxGroups) continue;
+    // Fields grouping other metrics (e.g. robustness rates) are drawn by the benchmark's own figures.
+    if (!summaries.some((s) => Object.values(s.groups[field] ?? {}).some((est) => metric in est))) continue;
     figures[`${spec.metrics[0].name}_by_${field}`] = groupBarFigure(
       summaries,
       field,
@@ -202,5 +205,6 @@ export function runFigures(
       spec.groups,
     );
   }
+  Object.assign(figures, spec.figures?.(summaries) ?? {});
   return summaries[0] ? { ...figures, ...datasetFigures(summaries[0], spec.groups) } : figures;
 }

@@ -35,9 +35,13 @@ import { ASPECT_SCORERS, CONSISTENCY_JUDGE, UNVETOED } from "./scorer.ts";
 /** Metric name of the medical subtotal without the veto. */
 export const MEDICAL_UNVETOED = "medical_unvetoed";
 
+/** Metric name of the total without the veto (the paper's tables print subtotals and totals this way). */
+export const TOTAL_UNVETOED = "total_unvetoed";
+
 /** The judges' metrics of a row: total, aspect subtotals (medical vetoed and not), indicators, vetoed share. */
 export const JUDGE_METRICS: readonly string[] = [
   "total",
+  TOTAL_UNVETOED,
   ...ASPECTS,
   MEDICAL_UNVETOED,
   ...INDICATORS.map((i) => i.name),
@@ -109,8 +113,12 @@ export function medGptEvalRows(view: RunView, labels: RunLabels): SampleRow[] {
         ? medical.filter((s) => INDICATORS.some((i) => i.veto && s.values?.[i.name] === 0)).length /
           medical.length
         : null;
-      const parts = ASPECTS_OF[kind].map((a) => values[a]);
-      values.total = parts.every((p) => p !== null) ? parts.reduce((a, b) => a! + b!, 0) : null;
+      const sum = (parts: (number | null)[]) =>
+        parts.every((p) => p !== null) ? parts.reduce((a, b) => a! + b!, 0) : null;
+      values.total = sum(ASPECTS_OF[kind].map((a) => values[a]));
+      values[TOTAL_UNVETOED] = sum(
+        ASPECTS_OF[kind].map((a) => values[a === "medical" ? MEDICAL_UNVETOED : a]),
+      );
       Object.assign(values, expertValues(experts.get(sample.id), kind));
     }
     return { id: sample.id, fields: sample.fields, values };
@@ -126,6 +134,9 @@ function expertValues(
   const ratings = [...(byRater?.values() ?? [])];
   const mean = (xs: number[]) => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : null);
   out[`${EXPERT_PREFIX}total`] = mean(ratings.map((r) => r.total));
+  out[`${EXPERT_PREFIX}${TOTAL_UNVETOED}`] = mean(
+    ratings.map((r) => r.total - r.aspects.medical! + r.medicalUnvetoed),
+  );
   for (const aspect of ASPECTS_OF[kind]) {
     out[`${EXPERT_PREFIX}${aspect}`] = mean(ratings.map((r) => r.aspects[aspect]!));
   }

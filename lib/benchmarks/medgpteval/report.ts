@@ -17,7 +17,7 @@ import type { Estimate } from "../../core/summary.ts";
 import { CLASS_LABELS, CONSISTENCY_CLASSES } from "../../judges/consistency.ts";
 import { type Summary, summaryName } from "../../core/summary.ts";
 import { comparisonNotes, formatEstimate } from "../../report/tables.ts";
-import { EXPERT_PREFIX, MEDICAL_UNVETOED } from "./aggregate.ts";
+import { EXPERT_PREFIX, MEDICAL_UNVETOED, TOTAL_UNVETOED } from "./aggregate.ts";
 import { ASPECT_LABELS } from "./prompts.ts";
 import { aspectMax, ASPECTS_OF, INDICATORS, type ItemKind, totalMax } from "./rubric.ts";
 
@@ -41,7 +41,10 @@ export function kindTable(summaries: readonly Summary[], kind: ItemKind): Table 
     label: string,
     metric: string,
   ) => [label, ...columns.map((c) => cell(c.summary, c.prefix + metric))];
-  const rows = [row(`Total score (maximum score: ${totalMax(kind)})`, "total")];
+  const rows = [
+    row(`Total score (maximum score: ${totalMax(kind)})`, "total"),
+    row("  without the veto (as the paper prints it)", TOTAL_UNVETOED),
+  ];
   for (const aspect of ASPECTS_OF[kind]) {
     rows.push(row(`${ASPECT_LABELS[aspect]} (maximum score: ${aspectMax(aspect)})`, aspect));
     if (aspect === "medical") rows.push(row("  without the veto (as the paper prints it)", MEDICAL_UNVETOED));

@@ -11,6 +11,7 @@ import { JUDGE_FLAGS } from "../../judges/judge_scorer.ts";
 import { chatSolver } from "../../solvers/chat.ts";
 import { aggregateMedGptEval, GROUP_FIELDS, medGptEvalRows } from "./aggregate.ts";
 import { EXPERT_RATING_SPEC, EXPERT_SCORER } from "./experts.ts";
+import { medGptEvalFigures } from "./figures.ts";
 import { loadMedGptEval } from "./load.ts";
 import { medGptEvalTables } from "./report.ts";
 import { ASPECT_SCORERS, CONSISTENCY_JUDGE } from "./scorer.ts";
@@ -54,6 +55,7 @@ export function createMedGptEvalTask(): Promise<Task> {
         { name: "contextual", label: "contextual", percent: false },
       ],
       tables: medGptEvalTables,
+      figures: medGptEvalFigures,
       groups: { order: { kind: ["dialogue", "case"], question_category: QUESTION_CATEGORIES } },
     },
     rows: medGptEvalRows,
