@@ -71,6 +71,7 @@ Deno.test("medgpteval --robustness: sets A-E answered alone, classed against the
     robustness: true,
     robustnessVariants: VARIANTS,
     roles: ["rephraser=fake-rephraser"],
+    humanEval: `${DATA}/expert_scores.csv`,
     data: DATA,
     out,
     progress: false,
@@ -140,6 +141,9 @@ Deno.test("medgpteval --robustness: sets A-E answered alone, classed against the
     // The rubric is untouched by the variants: 6 dialogues and 3 case reports, full marks from the script.
     assertEquals(summary.groups.kind.dialogue.total.n, 6);
     assertEquals(summary.groups.kind.dialogue.total.value, 16);
+    // Expert scores of a dialogue still land on its last round, not on a variant of its first.
+    assertEquals(summary.groups.kind.dialogue["expert:total"].n, 6);
+    assertEquals(summary.metrics["expert_alpha:repeated_answer"].n, 6);
     const table5 = await Deno.readTextFile(`${out}/tables/table5.md`);
     assert(table5.includes("Data set E: spelling errors") && table5.includes("C+D+E pooled"), table5);
 

@@ -147,6 +147,12 @@ Deno.test("MedGPTEval aggregation: totals, subtotals, vetoes and indicator means
     assertAlmostEquals(row.values.total!, mean(totals.map((t) => t.total)), 1e-12, item);
     assertAlmostEquals(row.values.medical!, mean(totals.map((t) => t.medical)), 1e-12, item);
     assertAlmostEquals(row.values.medical_unvetoed!, mean(totals.map((t) => t.medicalSum)), 1e-12, item);
+    assertAlmostEquals(
+      row.values.total_unvetoed!,
+      mean(totals.map((t) => t.medicalSum + t.social + t.contextual)),
+      1e-12,
+      item,
+    );
     assertAlmostEquals(row.values.vetoed!, mean(totals.map((t) => (t.vetoed ? 1 : 0))), 1e-12, item);
     assertAlmostEquals(row.values.tone!, mean([...byRater.values()].map((v) => v.tone)), 1e-12, item);
     assertEquals(row.values.contextual === null, kind === "case", item);
@@ -161,11 +167,12 @@ Deno.test("MedGPTEval aggregation: totals, subtotals, vetoes and indicator means
   assertEquals(summary.groups.kind.dialogue.total.n, 6);
   assertAlmostEquals(summary.groups.kind.dialogue.total.value!, mean(dialogueTotals), 1e-12);
   assertEquals(summary.groups.kind.case.contextual.n, 0);
-  // Tables 3 and 4: total, 3 aspect rows + the unvetoed medical row, 13 indicators (10 for case reports).
+  // Tables 3 and 4: total and its unvetoed row, 3 aspect rows + the unvetoed medical row, 13 indicators (10
+  // for case reports).
   const tables = medGptEvalTables([summary]);
   assertEquals(Object.keys(tables), ["table3", "table4"]);
-  assertEquals(tables.table3.rows.length, 1 + 3 + 1 + 13);
-  assertEquals(kindTable([summary], "case").rows.length, 1 + 2 + 1 + 10);
+  assertEquals(tables.table3.rows.length, 2 + 3 + 1 + 13);
+  assertEquals(kindTable([summary], "case").rows.length, 2 + 2 + 1 + 10);
   assert(String(tables.table3.rows[0][0]).startsWith("Total score (maximum score: 16)"));
   assert(String(tables.table4.rows[0][1]).endsWith("(n=3)"));
 });

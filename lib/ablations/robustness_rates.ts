@@ -36,6 +36,9 @@ export function variantSource(id: string): string {
   return id.slice(0, id.lastIndexOf("~"));
 }
 
+/** How every robustness note starts (tables about other results leave them out). */
+export const ROBUSTNESS_NOTE = "robustness";
+
 /** The robustness part of a summary. */
 export interface RobustnessRates {
   /** Estimates per set (`robustness_set`) and per category (`robustness_category`), by metric. */
@@ -91,9 +94,9 @@ export function robustnessRates(rows: readonly SampleRow[]): RobustnessRates {
       robustness_unclassed: variants.length - classed.length,
     },
     notes: [
-      "robustness: R1/R2/R3 = shares of a set's classed variants; 95% Wilson intervals on n/deff, deff = 1 + (m-1)·ρ " +
+      `${ROBUSTNESS_NOTE}: R1/R2/R3 = shares of a set's classed variants; 95% Wilson intervals on n/deff, deff = 1 + (m-1)·ρ ` +
       "for the variants' clustering within their source question (ρ: one-way ANOVA ICC, truncated at 0)",
-      `robustness design effects (R1): ${designs.join("; ")}`,
+      `${ROBUSTNESS_NOTE} design effects (R1): ${designs.join("; ")}`,
     ],
   };
 }

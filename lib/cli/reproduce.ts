@@ -19,6 +19,7 @@ import { indexPage, type RunSection } from "../papers/index_page.ts";
 import { loadPapers } from "../papers/paper.ts";
 import { datasetFacts, type PaperOutputs, writePaperTables } from "../papers/write_paper.ts";
 import { REPHRASER } from "../ablations/robustness.ts";
+import { OFFLINE_JUDGES, OFFLINE_MODELS } from "../providers/factory.ts";
 import { checkNumber, evalOption } from "../pipeline/eval_options.ts";
 import { executeEval } from "../pipeline/run_eval.ts";
 import { type EvalPlan, loadEvalData, planEval } from "../pipeline/plan.ts";
@@ -123,11 +124,13 @@ async function planBenchmark(name: string, task: Task, options: ReproduceOptions
   const data = await loadEvalData(task, full);
   const needsJudge = task.scorers.some((s) => s.roles.includes("judge"));
   const offlineJudge = needsJudge ? offlineJudgeOf(task) : undefined;
+  // Data without reference answers (MedGPTEval) has no ceiling or retrieval floor: the question's echo stands in.
+  const referenced = data.samples.some((s) => s.reference !== null);
   const runs: { model: string; judge?: string; real: boolean; ablations?: string[]; robustness?: boolean }[] =
     [
-      { model: "offline:reference", judge: offlineJudge, real: false },
+      ...(referenced ? [{ model: "offline:reference", judge: offlineJudge, real: false }] : []),
       {
-        model: "offline:retrieval",
+        model: referenced ? "offline:retrieval" : "offline:echo",
         judge: offlineJudge,
         real: false,
         ablations: demoAblations(task),
@@ -187,6 +190,17 @@ async function planBenchmark(name: string, task: Task, options: ReproduceOptions
     planned.push({ model: run.model, plan });
   }
   return { name, task, full, needsJudge, runs: planned };
+}
+
+/** Returns the note naming the offline baselines of a benchmark's runs and their offline judge. */
+function offlineNote(planned: BenchmarkPlan): string {
+  const models = planned.runs.map((r) => r.model).filter((m) => m.startsWith("offline:"));
+  const given = planned.runs[0]?.plan.config.judge;
+  const judge = Array.isArray(given) ? given.join(" + ") : given;
+  return `OFFLINE baselines (not model results): ${
+    models.map((m) => `${m} ${OFFLINE_MODELS[m]}`).join("; ")
+  }` +
+    (judge ? `; scored by ${judge}, ${OFFLINE_JUDGES[judge] ?? "an offline stand-in"}.` : ".");
 }
 
 /** Runs one planned benchmark and writes its tables. */
@@ -256,9 +270,7 @@ async function runBenchmark(planned: BenchmarkPlan, options: ReproduceOptions): 
     } samples); run \`deno task download ${name}\` for the full set.`;
   const notes = [
     dataNote,
-    "OFFLINE baselines: offline:reference answers with the reference (a ceiling that checks the pipeline), " +
-    "offline:retrieval answers with another item's reference (a floor)" +
-    (needsJudge ? "; both are scored by offline:overlap, a lexical stand-in, not an LLM judge." : "."),
+    offlineNote(planned),
     options.models?.length
       ? `Real models: ${options.models.join(", ")}${needsJudge ? `; judge ${options.judge}` : ""}${
         options.limit ? `; first ${options.limit} samples` : ""

@@ -5,7 +5,7 @@
  */
 import { ConfigError } from "../core/errors.ts";
 import type { Sample } from "../core/sample.ts";
-import { IdentityTranslatorProvider, ReferenceProvider, RetrievalProvider } from "./offline.ts";
+import { EchoProvider, IdentityTranslatorProvider, ReferenceProvider, RetrievalProvider } from "./offline.ts";
 import { OpenAIEmbeddingProvider, OpenAIProvider } from "./openai.ts";
 import { OverlapJudgeProvider } from "./overlap_judge.ts";
 import { KeywordRubricJudgeProvider } from "./keyword_rubric_judge.ts";
@@ -17,6 +17,7 @@ import type { ChatProvider } from "./types.ts";
 export const OFFLINE_MODELS: Record<string, string> = {
   "offline:reference": "answers with the question's own reference answer (ceiling / judge sanity check)",
   "offline:retrieval": "answers with the BM25-nearest reference answer of another question (floor)",
+  "offline:echo": "answers with the question itself (floor for data without reference answers)",
 };
 
 /** Offline judge names and what they are (accepted for judge roles whose scorers can read them). */
@@ -96,6 +97,7 @@ export function createProvider(settings: ProviderSettings, corpus: readonly Samp
     }
     if (settings.model === "offline:reference") return new ReferenceProvider();
     if (settings.model === "offline:retrieval") return new RetrievalProvider(corpus);
+    if (settings.model === "offline:echo") return new EchoProvider();
     if (settings.model === "offline:overlap") return new OverlapJudgeProvider();
     if (settings.model === "offline:medjudge") return new RubricJudgeProvider();
     if (settings.model === "offline:rubric") return new KeywordRubricJudgeProvider();

@@ -25,6 +25,22 @@ export class ReferenceProvider extends OfflineProvider {
 }
 
 /**
+ * Answers each question with the question itself (`offline:echo`): a floor for data without reference answers
+ * (MedGPTEval), which the offline judges and the robustness stand-ins can still tell apart.
+ */
+export class EchoProvider extends OfflineProvider {
+  /** `offline:echo`. */
+  override readonly model = "offline:echo";
+  /** Label shown in tables. */
+  override readonly label = "echo of the question (offline floor)";
+
+  /** Returns the request's sample input. */
+  protected answer(request: ChatRequest): ChatResponse {
+    return { text: this.sampleOf(request).input, finishReason: "stop" };
+  }
+}
+
+/**
  * Answers each question with the reference answer of another question that is most similar to it under BM25
  * (wink-nlp, ICU word tokens): a retrieval floor. The question's own conversation is excluded.
  */

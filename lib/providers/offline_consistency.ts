@@ -2,7 +2,7 @@
  * The consistency judgement of the offline rubric stand-in (`offline:rubric`, which MedGPTEval's aspect judges
  * and its robustness consistency judge share): it reads the answer to the clean question from the judge's
  * message (the section headed {@linkcode CONSISTENCY_SECTIONS}`.cleanAnswer`) and compares the judged answer
- * with it by character-bigram Dice overlap: 0.5 or more is R1 (same meaning), an empty answer to a question
+ * with it by character-bigram Dice overlap: 0.8 or more is R1 (same meaning), an empty answer to a question
  * whose clean answer is not empty is R3, anything else R2. It knows no medicine: a smoke test, labelled offline.
  * @module
  */
@@ -17,7 +17,7 @@ export const CONSISTENCY_SECTIONS = {
 } as const;
 
 /** Overlap at or above which the stand-in calls two answers the same (R1). */
-export const SAME_MEANING_OVERLAP = 0.5;
+export const SAME_MEANING_OVERLAP = 0.8;
 
 /** Returns the Dice coefficient of two texts' character-bigram sets (1 when both are empty). */
 export function bigramDice(a: string, b: string): number {

@@ -57,6 +57,14 @@ export const METRICS: readonly string[] = [
   ...JUDGE_METRICS.map((m) => `${EXPERT_PREFIX}${m}`),
 ];
 
+/** The rubric's notes (or how they start), which the robustness table leaves out. */
+export const RUBRIC_NOTES = [
+  "a dialogue is judged as a whole on its last round; totals: dialogue max 16, case report max 13",
+  "medical subtotal vetoed per judging (accuracy or logic 0 → 0)",
+  "items missing a valid judging of an aspect have no total",
+  "vetoed = share of an item's medical judgings the veto zeroed",
+] as const;
+
 /** Fields MedGPTEval results are grouped by. */
 export const GROUP_FIELDS = ["kind", "disease_type", "question_category"] as const;
 
@@ -169,10 +177,12 @@ export function aggregateMedGptEval(rows: readonly SampleRow[], view: RunView, l
   }
   const judged = [...view.scores.values()].flat().filter((s) => ASPECTS.includes(s.scorer as never));
   const notes = [
-    "a dialogue is judged as a whole on its last round; totals: dialogue max 16, case report max 13",
-    "medical subtotal vetoed per judging (accuracy or logic 0 → 0); medical_unvetoed is the plain sum, as the paper's tables print it",
-    `each value is the mean over ${labels.judgeRuns} judging(s) and the jury's judges; items missing a valid judging of an aspect have no total`,
-    "vetoed = share of an item's medical judgings the veto zeroed",
+    RUBRIC_NOTES[0],
+    `${
+      RUBRIC_NOTES[1]
+    }; medical_unvetoed and total_unvetoed are the plain sums, as the paper's tables print them`,
+    `each value is the mean over ${labels.judgeRuns} judging(s) and the jury's judges; ${RUBRIC_NOTES[2]}`,
+    RUBRIC_NOTES[3],
   ];
   notes.push(...robustness.notes);
   if (labels.offline) {

@@ -25,7 +25,9 @@ export const EXPERT_RATING_SPEC: RatingSpec = {
   description: "clinical experts' scores of each indicator of the MedGPTEval rubric, per item and rater",
   fields: INDICATORS.map((i) => ({ name: i.name, min: 0, max: i.max, integer: true })),
   resolve(id, sampleIds) {
-    const rounds = [...sampleIds].filter((s) => s.startsWith(`${BENCHMARK}:${id}:`));
+    // Dialogue rounds only (`medgpteval:ID:N`), not robustness variants (`medgpteval:ID:1~A01`).
+    const round = new RegExp(`^${RegExp.escape(`${BENCHMARK}:${id}:`)}\\d+$`);
+    const rounds = [...sampleIds].filter((s) => round.test(s));
     if (rounds.length) return rounds.sort((a, b) => Number(a.split(":")[2]) - Number(b.split(":")[2])).at(-1);
     return `${BENCHMARK}:${id}`;
   },

@@ -11,13 +11,13 @@ import {
   type RobustnessCategory,
   SET_FIELD,
 } from "../../ablations/robustness.ts";
-import { RATE_METRICS } from "../../ablations/robustness_rates.ts";
+import { RATE_METRICS, ROBUSTNESS_NOTE } from "../../ablations/robustness_rates.ts";
 import type { Cell, Table } from "../../core/report_spec.ts";
 import type { Estimate } from "../../core/summary.ts";
 import { CLASS_LABELS, CONSISTENCY_CLASSES } from "../../judges/consistency.ts";
 import { type Summary, summaryName } from "../../core/summary.ts";
 import { comparisonNotes, formatEstimate } from "../../report/tables.ts";
-import { EXPERT_PREFIX, MEDICAL_UNVETOED, TOTAL_UNVETOED } from "./aggregate.ts";
+import { EXPERT_PREFIX, MEDICAL_UNVETOED, RUBRIC_NOTES, TOTAL_UNVETOED } from "./aggregate.ts";
 import { ASPECT_LABELS } from "./prompts.ts";
 import { aspectMax, ASPECTS_OF, INDICATORS, type ItemKind, totalMax } from "./rubric.ts";
 
@@ -58,7 +58,7 @@ export function kindTable(summaries: readonly Summary[], kind: ItemKind): Table 
     } (mean [95% CI] (n))`,
     columns: ["Evaluation indicators", ...columns.map((c) => c.label)],
     rows,
-    notes: comparisonNotes(summaries),
+    notes: comparisonNotes(summaries).filter((n) => !n.includes(ROBUSTNESS_NOTE)),
   };
 }
 
@@ -101,7 +101,8 @@ export function robustnessTable(summaries: readonly Summary[]): Table {
       ...CONSISTENCY_CLASSES.map((cls) => `${cls} ${CLASS_LABELS[cls]} (%)`),
     ],
     rows,
-    notes: comparisonNotes(summaries),
+    // The rubric's notes are about Tables 3 and 4.
+    notes: comparisonNotes(summaries).filter((n) => !RUBRIC_NOTES.some((r) => n.includes(r))),
   };
 }
 
