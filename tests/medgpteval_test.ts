@@ -215,4 +215,18 @@ Deno.test("MedGPTEval experts: the CSV imported by item, contextual indicators o
   const bad = new TextEncoder().encode("item,rater,indicator,score\ncase-01,expert-1,anaphora_matching,1\n");
   const err = assertThrows(() => readRatings(bad, "bad.csv", EXPERT_RATING_SPEC, { sampleIds }), InputError);
   assertEquals(err.message, 'bad.csv: line 2: field "anaphora_matching": not rated for case-01');
+  // An out-of-range score, an unknown item and a missing column are each one line naming where.
+  for (
+    const text of [
+      "item,rater,indicator,score\ncase-01,expert-1,logic,3\n",
+      "item,rater,indicator,score\ncase-99,expert-1,logic,1\n",
+      "item,rater,score\ncase-01,expert-1,1\n",
+    ]
+  ) {
+    const e = assertThrows(
+      () => readRatings(new TextEncoder().encode(text), "bad.csv", EXPERT_RATING_SPEC, { sampleIds }),
+      InputError,
+    );
+    assert(e.message.startsWith("bad.csv: ") && !e.message.includes("\n"), e.message);
+  }
 });

@@ -33,10 +33,10 @@ export function messagesSolver(
   };
 }
 
-/** Returns `ctx` with every request to the `model` role passed through `change` first. */
-export function changeModelRequests(
+/** Returns `ctx` with every request of any role passed through `change(role, request)` on its way out. */
+function changeRequests(
   ctx: SolveContext,
-  change: (request: RoleRequest) => RoleRequest,
+  change: (role: string, request: RoleRequest) => RoleRequest,
 ): SolveContext {
   return {
     has: (role) => ctx.has(role),
@@ -44,8 +44,16 @@ export function changeModelRequests(
     defaults: (role) => ctx.defaults(role),
     embed: (texts) => ctx.embed(texts),
     auxiliary: (name) => ctx.auxiliary(name),
-    generate: (role, request) => ctx.generate(role, role === "model" ? change(request) : request),
+    generate: (role, request) => ctx.generate(role, change(role, request)),
   };
+}
+
+/** Returns `ctx` with every request to the `model` role passed through `change` first. */
+export function changeModelRequests(
+  ctx: SolveContext,
+  change: (request: RoleRequest) => RoleRequest,
+): SolveContext {
+  return changeRequests(ctx, (role, request) => (role === "model" ? change(request) : request));
 }
 
 /**
@@ -54,12 +62,5 @@ export function changeModelRequests(
  * clean question a robustness variant is compared with.
  */
 export function forSample(ctx: SolveContext, sample: Sample): SolveContext {
-  return {
-    has: (role) => ctx.has(role),
-    members: (role) => ctx.members(role),
-    defaults: (role) => ctx.defaults(role),
-    embed: (texts) => ctx.embed(texts),
-    auxiliary: (name) => ctx.auxiliary(name),
-    generate: (role, request) => ctx.generate(role, { ...request, sample: request.sample ?? sample }),
-  };
+  return changeRequests(ctx, (_role, request) => ({ ...request, sample: request.sample ?? sample }));
 }
