@@ -3,6 +3,7 @@
  * scripted judge (whole dialogues on their last round), expert scores imported with --human-eval; totals,
  * subtotals and vetoes recomputed here from the script; a resumed run sends nothing.
  */
+import { sampleRows } from "./run_cli.ts";
 import { assert, assertAlmostEquals, assertEquals } from "@std/assert";
 import { INDICATORS } from "../lib/benchmarks/medgpteval/rubric.ts";
 import { sha256Hex } from "../lib/core/hash.ts";
@@ -63,9 +64,7 @@ Deno.test("medgpteval: dialogues and case reports judged per aspect, totals and 
       "the whole dialogue is judged",
     );
 
-    const rows = (await Deno.readTextFile(`${out}/samples.jsonl`)).trim().split("\n").map((l) =>
-      JSON.parse(l)
-    );
+    const rows = await sampleRows(out);
     const totals: Record<string, number[]> = { dialogue: [], case: [] };
     let vetoes = 0;
     for (const row of rows.filter((r) => r.scored === 1)) {

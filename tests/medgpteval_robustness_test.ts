@@ -4,6 +4,7 @@
  * from the baseline's stored calls; a scripted consistency judge classes each variant; R1–R3 rates recomputed
  * from the script; a resumed run sends nothing.
  */
+import { sampleRows } from "./run_cli.ts";
 import { assert, assertAlmostEquals, assertEquals } from "@std/assert";
 import { sha256Hex } from "../lib/core/hash.ts";
 import { CONSISTENCY_SECTIONS } from "../lib/providers/offline_consistency.ts";
@@ -80,9 +81,7 @@ Deno.test("medgpteval --robustness: sets A-E answered alone, classed against the
   try {
     const result = await runEval(config);
     assertEquals(result.failures, 0);
-    const rows = (await Deno.readTextFile(`${out}/samples.jsonl`)).trim().split("\n").map((l) =>
-      JSON.parse(l)
-    );
+    const rows = await sampleRows(out);
     const variants = rows.filter((r) => r.robustness_set);
     assertEquals(variants.length, 6 * 5 * VARIANTS);
 

@@ -3,7 +3,7 @@ import { loadLlmEvalMed } from "../lib/benchmarks/llmeval_med/load.ts";
 import { sha256Hex } from "../lib/core/hash.ts";
 import { runEval } from "../lib/pipeline/run_eval.ts";
 import { RunStore } from "../lib/store/run_store.ts";
-import { runCli } from "./run_cli.ts";
+import { runCli, sampleRows } from "./run_cli.ts";
 
 const SAMPLE = new URL("../data/llmeval_med/sample.json", import.meta.url).pathname;
 const RUN = {
@@ -34,7 +34,7 @@ Deno.test("import-ratings: stored as a scorer of their own, hashed into the mani
     const first = await runEval({ ...RUN, out });
     assertEquals(first.summary.counts.human_rated, 0);
     const judgeUsable = new Map(
-      (await Deno.readTextFile(`${out}/samples.jsonl`)).trim().split("\n").map((l) => JSON.parse(l)).map((
+      (await sampleRows(out)).map((
         r,
       ) => [
         r.id,
@@ -75,11 +75,9 @@ Deno.test("import-ratings: stored as a scorer of their own, hashed into the mani
     // The aggregation reads them from the store.
     const again = await runEval({ ...RUN, out, resume: true });
     assertEquals(again.summary.counts.human_rated, 3);
-    const rows = (await Deno.readTextFile(`${out}/samples.jsonl`)).trim().split("\n").map((l) =>
-      JSON.parse(l)
-    );
+    const rows = await sampleRows(out);
     assertEquals(
-      rows.find((r) => r.id === mtg[0]).scores.filter((s: { scorer: string }) => s.scorer === "human:mtg")
+      rows.find((r) => r.id === mtg[0])!.scores.filter((s: { scorer: string }) => s.scorer === "human:mtg")
         .length,
       2,
     );

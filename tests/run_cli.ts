@@ -41,3 +41,9 @@ export async function runCli(args: string[], env: Record<string, string> = {}): 
     errors: stderr.split("\n").filter((l) => l.startsWith("error:")),
   };
 }
+
+/** Returns the rows of a run's `samples.jsonl` (one parsed object per sample and condition). */
+// deno-lint-ignore no-explicit-any
+export async function sampleRows(out: string): Promise<Record<string, any>[]> {
+  return (await Deno.readTextFile(`${out}/samples.jsonl`)).trim().split("\n").map((l) => JSON.parse(l));
+}
