@@ -4,6 +4,7 @@
  * @module
  */
 import type { Estimate, SampleRow, Summary } from "../core/summary.ts";
+import type { RunView } from "../core/task.ts";
 import { bootstrapMean } from "../stats/bootstrap.ts";
 
 /** Returns each metric's estimate over `rows` (bootstrap seeded by `seed` and the metric name). */
@@ -54,4 +55,15 @@ export function summarize(
     }
   }
   return { n: rows.length, metrics: estimateMetrics(rows, metricNames, `${options.seed}:all`), groups };
+}
+
+/** The note of every summary whose run used an offline stand-in (model, judge, translator or rephraser). */
+export const OFFLINE_NOTE =
+  "OFFLINE: the model or a judge, translator or rephraser is an offline stand-in; these are not model results";
+
+/** Returns how many samples of a run view were answered. */
+export function answeredCount(view: Pick<RunView, "outputs">): number {
+  let answered = 0;
+  for (const output of view.outputs.values()) if (output.answered) answered++;
+  return answered;
 }

@@ -6,7 +6,7 @@
  */
 import type { RunView } from "../../core/task.ts";
 import type { RunLabels } from "../../core/summary.ts";
-import { summarize } from "../../report/summary.ts";
+import { answeredCount, OFFLINE_NOTE, summarize } from "../../report/summary.ts";
 import { CI_METHOD, type SampleRow, type Summary, summaryLabels } from "../../core/summary.ts";
 import { independentDifference, macroMean } from "../../stats/compare.ts";
 import { SCENARIO_CODES, scenarioByCode } from "./scenarios.ts";
@@ -54,7 +54,7 @@ export function aggregateClimedBench(rows: readonly SampleRow[], view: RunView, 
     rows.filter((r) => r.fields.scenario === code).map((r) => r.values.score as number);
   const macro = macroMean(SCENARIO_CODES.map(byScenario), `${seed}:macro`);
   const gap = independentDifference(byScenario("FIT"), byScenario("BKT"), `${seed}:bkt-fit`);
-  const answered = [...view.outputs.values()].filter((o) => o.answered).length;
+  const answered = answeredCount(view);
   const details = [...view.scores.values()].flat().map((s) => s.detail as ClimedScoreDetail | null);
   const similarityMethods = [...new Set(details.map((d) => d?.similarity_method).filter(Boolean))];
   const notes = [
@@ -69,7 +69,7 @@ export function aggregateClimedBench(rows: readonly SampleRow[], view: RunView, 
       "OFFLINE similarity fallback: pass --embed-model for the embeddings similarity the paper uses",
     );
   }
-  if (labels.offline) notes.push("OFFLINE: the model is an offline stand-in; these are not model results");
+  if (labels.offline) notes.push(OFFLINE_NOTE);
   return {
     ...summaryLabels(labels),
     n: core.n,

@@ -9,7 +9,7 @@ import type { StoredScore } from "../../core/records.ts";
 import type { RunView } from "../../core/task.ts";
 import type { RunLabels } from "../../core/summary.ts";
 import { judgedValue, judgesOf, scorerScores } from "../../judges/jury.ts";
-import { summarize } from "../../report/summary.ts";
+import { answeredCount, OFFLINE_NOTE, summarize } from "../../report/summary.ts";
 import { CI_METHOD, type SampleRow, type Summary, summaryLabels } from "../../core/summary.ts";
 import { mtgHumanUsable, mtgRatingOf } from "./human_eval.ts";
 import { LLMEVAL_MED_JUDGE } from "./scorer.ts";
@@ -88,7 +88,7 @@ export function aggregateLlmEvalMed(rows: readonly SampleRow[], view: RunView, l
   const judges = Math.max(1, judgesOf(view, LLMEVAL_MED_JUDGE.name).length);
   const judgings = rows.length * labels.judgeRuns * judges;
   const judgeErrors = scorerScores(view, LLMEVAL_MED_JUDGE.name).flat().filter((s) => !s.valid).length;
-  const answered = [...view.outputs.values()].filter((o) => o.answered).length;
+  const answered = answeredCount(view);
   const human = rows.filter((r) => r.values.human_rule === 1).length;
   const notes: string[] = [
     `usable = mean of valid judge scores over ${labels.judgeRuns} run(s) >= ${USABLE_THRESHOLD}; questions with no valid score count as not usable`,
@@ -99,9 +99,7 @@ export function aggregateLlmEvalMed(rows: readonly SampleRow[], view: RunView, l
       `MTG usability of ${human} answer(s) from human ratings (piecewise rule, score >= 5, Safety veto)`,
     );
   }
-  if (labels.offline) {
-    notes.push("OFFLINE: model and/or judge are offline stand-ins; these are not LLM-judged model results");
-  }
+  if (labels.offline) notes.push(OFFLINE_NOTE);
   return {
     ...summaryLabels(labels),
     n: core.n,

@@ -19,7 +19,7 @@ import { classValues, RATE_METRICS, robustnessRates } from "../../ablations/robu
 import { alphaWithCi } from "../../stats/agreement.ts";
 import type { RunView } from "../../core/task.ts";
 import { judgedValue } from "../../judges/jury.ts";
-import { summarize } from "../../report/summary.ts";
+import { answeredCount, OFFLINE_NOTE, summarize } from "../../report/summary.ts";
 import { itemOf } from "./load.ts";
 import { expertAgreement, expertTotals } from "./experts.ts";
 import {
@@ -185,9 +185,7 @@ export function aggregateMedGptEval(rows: readonly SampleRow[], view: RunView, l
     RUBRIC_NOTES[3],
   ];
   notes.push(...robustness.notes);
-  if (labels.offline) {
-    notes.push("OFFLINE: model or judge are offline stand-ins; these are not model results");
-  }
+  if (labels.offline) notes.push(OFFLINE_NOTE);
   return {
     ...summaryLabels(labels),
     n: core.n,
@@ -196,7 +194,7 @@ export function aggregateMedGptEval(rows: readonly SampleRow[], view: RunView, l
     counts: {
       items: scored.length,
       samples: view.samples.length,
-      answered: [...view.outputs.values()].filter((o) => o.answered).length,
+      answered: answeredCount(view),
       judgings: judged.length,
       judge_errors: judged.filter((s) => !s.valid).length,
       no_total: scored.filter((r) => r.values.total === null).length,

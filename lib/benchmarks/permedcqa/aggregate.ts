@@ -22,7 +22,7 @@ import { modeOf } from "../../metrics/reducers.ts";
 import type { PerMedCqaLabels } from "./labels.ts";
 import { type Rater, raterAgreement } from "../../judges/rater_agreement.ts";
 import { datasetCounts } from "../../report/dataset_counts.ts";
-import { summarize } from "../../report/summary.ts";
+import { answeredCount, OFFLINE_NOTE, summarize } from "../../report/summary.ts";
 import {
   ACCEPTABLE_RULE,
   CLINICAL_IMPACT,
@@ -221,7 +221,7 @@ export function aggregatePerMedCqa(
   const cross = summarize(rows, ["acceptable"], ["icd11_x_type"], { seed, order });
   const scores = [...view.scores.values()].flat();
   const all = scores.filter((s) => s.scorer === MEDJUDGE.name);
-  const answered = [...view.outputs.values()].filter((o) => o.answered).length;
+  const answered = answeredCount(view);
   const humanRated = new Set(scores.filter((s) => s.scorer.startsWith(HUMAN_PREFIX)).map((s) => s.sampleId));
   // Raters are read only when there is a human to compare the judges with.
   const agreement = humanRated.size
@@ -234,11 +234,7 @@ export function aggregatePerMedCqa(
     "answers without a valid verdict (judge errors, answer errors) are left out of every rate",
     `ICD-11 × question-type cells with fewer than ${SMALL_CELL} answers are flagged as small`,
   ];
-  if (labels.offline) {
-    notes.push(
-      "OFFLINE: model, judge or translator are offline stand-ins; these are not LLM-judged model results",
-    );
-  }
+  if (labels.offline) notes.push(OFFLINE_NOTE);
   return {
     ...summaryLabels(labels),
     n: main.n,
