@@ -24,11 +24,8 @@ export function classValues(
   const own = scores.filter((s) => s.scorer === CONSISTENCY_SCORER);
   const value = judgedValue(own, spec, runs, (s) => s.values?.category ?? null).value;
   const index = CONSISTENCY_CLASSES.indexOf(value as typeof CONSISTENCY_CLASSES[number]);
-  return {
-    r1: index < 0 ? null : index === 0 ? 1 : 0,
-    r2: index < 0 ? null : index === 1 ? 1 : 0,
-    r3: index < 0 ? null : index === 2 ? 1 : 0,
-  };
+  const of = (i: number) => (index < 0 ? null : index === i ? 1 : 0);
+  return { r1: of(0), r2: of(1), r3: of(2) };
 }
 
 /** Returns the source question of a variant id (`<source>~A03` → `<source>`). */

@@ -2,11 +2,11 @@
  * The consistency judgement of the offline rubric stand-in (`offline:rubric`, which MedGPTEval's aspect judges
  * and its robustness consistency judge share): it reads the answer to the clean question from the judge's
  * message (the section headed {@linkcode CONSISTENCY_SECTIONS}`.cleanAnswer`) and compares the judged answer
- * with it by character-bigram Dice overlap: 0.8 or more is R1 (same meaning), an empty answer to a question
+ * with it by character-bigram F1 (the `offline:overlap` measure; identical texts count 1): 0.8 or more is R1 (same meaning), an empty answer to a question
  * whose clean answer is not empty is R3, anything else R2. It knows no medicine: a smoke test, labelled offline.
  * @module
  */
-import { charNgrams } from "../text/tokenize.ts";
+import { bigramF1 } from "./overlap_judge.ts";
 
 /** The section headers of a consistency judge's message, in order. */
 export const CONSISTENCY_SECTIONS = {
@@ -18,16 +18,6 @@ export const CONSISTENCY_SECTIONS = {
 
 /** Overlap at or above which the stand-in calls two answers the same (R1). */
 export const SAME_MEANING_OVERLAP = 0.8;
-
-/** Returns the Dice coefficient of two texts' character-bigram sets (1 when both are empty). */
-export function bigramDice(a: string, b: string): number {
-  const x = new Set(charNgrams(a, 2));
-  const y = new Set(charNgrams(b, 2));
-  if (x.size + y.size === 0) return 1;
-  let shared = 0;
-  for (const gram of x) if (y.has(gram)) shared++;
-  return (2 * shared) / (x.size + y.size);
-}
 
 /** Returns the body of the section headed `header` in `prompt` (up to the next `### ` header), or `undefined`. */
 function section(prompt: string, header: string): string | undefined {
@@ -42,7 +32,8 @@ function section(prompt: string, header: string): string | undefined {
 export function offlineConsistencyReply(prompt: string, answer: string): string | undefined {
   const clean = section(prompt, CONSISTENCY_SECTIONS.cleanAnswer);
   if (clean === undefined) return undefined;
-  const overlap = bigramDice(clean.trim(), answer.trim());
+  const [a, b] = [clean.trim(), answer.trim()];
+  const overlap = a === b ? 1 : bigramF1(b, a);
   const category = overlap >= SAME_MEANING_OVERLAP
     ? "R1"
     : answer.trim() === "" && clean.trim() !== ""
