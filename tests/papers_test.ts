@@ -116,6 +116,8 @@ Deno.test("MedGPTEval tables 3 and 5 place a real model's run beside the paper's
   const table5 = paper.file.tables.find((t) => t.id === "table5")!;
   const t5 = paperTable(paper, table5, comparisonEntries(table5.compare!, summaries));
   const added = t5.rows.filter((r) => String(r[1]).startsWith("gpt-x"));
+  assert(!t5.rows.some((r) => String(r[1]).startsWith("offline:")), "offline runs are not paper models");
+  assert(!t3.columns.some((c) => c.startsWith("offline:")));
   assertEquals(
     added.map((r) => r[1]),
     ["A", "B", "C", "D", "E"].map((s) => `gpt-x (medeval) · Data set ${s}`),
