@@ -8,7 +8,7 @@ const LAYERS: string[][] = [
   ["text", "stats"],
   ["metrics", "store", "providers", "report"],
   ["judges", "solvers", "ablations", "analysis"],
-  ["benchmarks", "papers"],
+  ["benchmarks", "papers", "irt"],
   ["pipeline"],
   ["cli"],
 ];

@@ -1,0 +1,356 @@
+/**
+ * Marginal maximum likelihood (or, with priors, marginal MAP) calibration of 1PL, 2PL and 3PL items by
+ * Bock–Aitkin EM over a fixed quadrature grid: E-step posteriors over the nodes, then a Newton (Fisher
+ * scoring) M-step per item on the expected counts. Standard errors come from the observed information
+ * (Louis), abilities from {@link ./ability.ts}.
+ * @module
+ */
+import { eStep, type ItemState, type PackedResponses, packResponses } from "./estep.ts";
+import { itemTerms, type Priors } from "./item_terms.ts";
+import { solve } from "./linear.ts";
+import { type IrtModel, logistic } from "./model.ts";
+import { DEFAULT_NODES, normalGrid, type Quadrature } from "./quadrature.ts";
+import { examineeCount, type Responses } from "./responses.ts";
+import { type StandardErrors, standardErrors } from "./standard_errors.ts";
+
+/** Settings of one calibration. */
+export interface FitOptions {
+  /** Which model. */
+  model: IrtModel;
+  /** Priors on a and c (default none; the CLI turns the weak defaults on for 3PL). */
+  priors?: Priors;
+  /** Quadrature nodes over [−6, 6] (default 61, at least 61 for a reported fit). */
+  nodes?: number;
+  /** Stop when no a, d or c moves more than this in one cycle (default 1e-6). */
+  tolerance?: number;
+  /** EM cycles at most (default 2000). */
+  maxIterations?: number;
+  /** Largest persons × nodes × (parameters per examinee)² for the full information matrix (default 2e8). */
+  fullInformationBudget?: number;
+  /** Skip the standard errors (faster, e.g. inside resampling loops). */
+  skipStandardErrors?: boolean;
+}
+
+/** One calibrated item. */
+export interface FittedItem {
+  /** Item id. */
+  item: string;
+  /** Discrimination. */
+  a: number;
+  /** Difficulty (−d/a). */
+  b: number;
+  /** Guessing (0 unless 3PL). */
+  c: number;
+  /** Intercept of z = aθ + d. */
+  d: number;
+  /** Standard errors; `null` when the information matrix could not be inverted. */
+  se_a: number | null;
+  /** Standard error of b (delta method). */
+  se_b: number | null;
+  /** Standard error of c (0 when c is fixed). */
+  se_c: number | null;
+  /** Standard error of d. */
+  se_d: number | null;
+  /** Examinees who answered it (weighted). */
+  n: number;
+  /** Proportion correct among them. */
+  p_correct: number;
+}
+
+/** The result of {@linkcode fitIrt}. */
+export interface IrtFit {
+  /** The model fitted. */
+  model: IrtModel;
+  /** Weighted examinee count. */
+  nPersons: number;
+  /** Number of items. */
+  nItems: number;
+  /** Marginal log-likelihood at the estimates (without prior terms). */
+  logLik: number;
+  /** Log-likelihood plus log prior densities (equals logLik without priors). */
+  logPosterior: number;
+  /** Whether the tolerance was met before `maxIterations`. */
+  converged: boolean;
+  /** EM cycles run. */
+  iterations: number;
+  /** Largest parameter change in the last cycle. */
+  lastChange: number;
+  /** Largest absolute gradient of the marginal log posterior at the estimates (≈ 0 at a maximum). */
+  maxGradient: number;
+  /** How the standard errors were computed. */
+  seMethod: StandardErrors["method"];
+  /** The priors used. */
+  priors: Priors;
+  /** Quadrature nodes. */
+  nodes: number;
+  /** Items in input order. */
+  items: FittedItem[];
+  /** Seconds the fit took. */
+  seconds: number;
+}
+
+const LIMITS = { a: 50, d: 60, g: 30 };
+
+function startingState(data: PackedResponses, model: IrtModel, priors: Priors): ItemState {
+  const right = new Float64Array(data.items);
+  const total = new Float64Array(data.items);
+  for (let p = 0; p < data.persons; p++) {
+    for (let e = data.start[p]; e < data.start[p + 1]; e++) {
+      total[data.item[e]] += data.weights[p];
+      right[data.item[e]] += data.weights[p] * data.correct[e];
+    }
+  }
+  const guess = model === "3pl" ? 0.2 : 0;
+  const g = model === "3pl" ? Math.log(guess / (1 - guess)) : -Infinity;
+  const d = new Float64Array(data.items);
+  for (let i = 0; i < data.items; i++) {
+    const p = Math.min(0.95, Math.max(0.05, (right[i] + 0.5) / (total[i] + 1)));
+    const above = Math.max(0.02, (p - guess) / (1 - guess));
+    d[i] = Math.log(above / (1 - above));
+  }
+  const a = new Float64Array(data.items).fill(priors.slope ? Math.exp(priors.slope.meanlog) : 1);
+  return { a, d, g: new Float64Array(data.items).fill(g) };
+}
+
+function valid(a: number, d: number, g: number, priors: Priors): boolean {
+  if (!(Math.abs(a) < LIMITS.a && Math.abs(d) < LIMITS.d)) return false;
+  if (priors.slope && !(a > 0)) return false;
+  return g === -Infinity || Math.abs(g) < LIMITS.g;
+}
+
+/** Newton (Fisher scoring) ascent of one item's expected log posterior; returns its largest change in a, d, c. */
+function updateItem(
+  state: ItemState,
+  i: number,
+  model: IrtModel,
+  counts: { n: Float64Array; r: Float64Array },
+  quadrature: Quadrature,
+  priors: Priors,
+): number {
+  const K = quadrature.nodes.length;
+  const guessing = model === "3pl";
+  const size = guessing ? 3 : 2;
+  const a0 = state.a[i], d0 = state.d[i], g0 = state.g[i];
+  let a = a0, d = d0, g = g0;
+  for (let step = 0; step < 25; step++) {
+    const terms = itemTerms(a, d, g, guessing, quadrature.nodes, counts.n, counts.r, i * K, priors);
+    for (let u = 0; u < size; u++) terms.fisher[u * 3 + u] += 1e-9;
+    const delta = solve(terms.fisher, terms.gradient, size, 3);
+    if (!delta) break;
+    let scale = 1;
+    let moved = false;
+    for (let halving = 0; halving < 40; halving++, scale /= 2) {
+      const na = a + scale * delta[0];
+      const nd = d + scale * delta[1];
+      const ng = guessing ? g + scale * delta[2] : g;
+      if (!valid(na, nd, ng, priors)) continue;
+      const value =
+        itemTerms(na, nd, ng, guessing, quadrature.nodes, counts.n, counts.r, i * K, priors).value;
+      if (value >= terms.value - 1e-12 * Math.abs(terms.value)) {
+        a = na, d = nd, g = ng;
+        moved = true;
+        break;
+      }
+    }
+    if (!moved || Math.max(...Array.from(delta, (x) => Math.abs(x * scale))) < 1e-10) break;
+  }
+  state.a[i] = a, state.d[i] = d, state.g[i] = g;
+  const c = (x: number) => (x === -Infinity ? 0 : logistic(x));
+  return Math.max(Math.abs(a - a0), Math.abs(d - d0), Math.abs(c(g) - c(g0)));
+}
+
+/** 1PL M-step: intercepts one by one at the common slope, then the common slope, a few rounds. */
+function updateRasch(
+  state: ItemState,
+  counts: { n: Float64Array; r: Float64Array },
+  quadrature: Quadrature,
+  priors: Priors,
+): number {
+  const K = quadrature.nodes.length;
+  const before = { a: state.a[0], d: Float64Array.from(state.d) };
+  const items = state.a.length;
+  const at = (a: number, i: number, d: number) =>
+    itemTerms(a, d, -Infinity, false, quadrature.nodes, counts.n, counts.r, i * K, {
+      slope: null,
+      guessing: null,
+    });
+  for (let round = 0; round < 4; round++) {
+    const a = state.a[0];
+    for (let i = 0; i < items; i++) {
+      for (let step = 0; step < 25; step++) {
+        const terms = at(a, i, state.d[i]);
+        const delta = terms.gradient[1] / (terms.fisher[4] + 1e-9);
+        let scale = 1;
+        for (let h = 0; h < 40; h++, scale /= 2) {
+          const nd = state.d[i] + scale * delta;
+          if (Math.abs(nd) < LIMITS.d && at(a, i, nd).value >= terms.value - 1e-12 * Math.abs(terms.value)) {
+            state.d[i] = nd;
+            break;
+          }
+        }
+        if (Math.abs(scale * delta) < 1e-10) break;
+      }
+    }
+    // The common slope: sum the items' slope gradient and information, add the prior once.
+    const slopeObjective = (a: number) => {
+      let value = 0, gradient = 0, info = 0;
+      for (let i = 0; i < items; i++) {
+        const terms = at(a, i, state.d[i]);
+        value += terms.value;
+        gradient += terms.gradient[0];
+        info += terms.fisher[0];
+      }
+      if (priors.slope) {
+        const { meanlog, sdlog } = priors.slope;
+        const la = Math.log(a);
+        value += -la - Math.log(sdlog * Math.sqrt(2 * Math.PI)) - ((la - meanlog) ** 2) / (2 * sdlog * sdlog);
+        gradient += -1 / a - (la - meanlog) / (sdlog * sdlog * a);
+        info += Math.max(0, -(1 / (a * a) - (1 - la + meanlog) / (sdlog * sdlog * a * a)));
+      }
+      return { value, gradient, info };
+    };
+    for (let step = 0; step < 25; step++) {
+      const current = slopeObjective(state.a[0]);
+      const delta = current.gradient / (current.info + 1e-9);
+      let scale = 1;
+      for (let h = 0; h < 40; h++, scale /= 2) {
+        const na = state.a[0] + scale * delta;
+        if (!valid(na, 0, -Infinity, priors)) continue;
+        if (slopeObjective(na).value >= current.value - 1e-12 * Math.abs(current.value)) {
+          state.a.fill(na);
+          break;
+        }
+      }
+      if (Math.abs(scale * delta) < 1e-10) break;
+    }
+  }
+  let change = Math.abs(state.a[0] - before.a);
+  for (let i = 0; i < items; i++) change = Math.max(change, Math.abs(state.d[i] - before.d[i]));
+  return change;
+}
+
+/** Sum of the log prior densities over all items (the 1PL slope counted once). */
+function logPrior(state: ItemState, model: IrtModel, priors: Priors, quadrature: Quadrature): number {
+  const zeros = new Float64Array(quadrature.nodes.length);
+  let sum = 0;
+  const items = model === "1pl" ? Math.min(1, state.a.length) : state.a.length;
+  for (let i = 0; i < items; i++) {
+    const slopeOnly: Priors = { slope: priors.slope, guessing: model === "3pl" ? priors.guessing : null };
+    sum += itemTerms(
+      state.a[i],
+      state.d[i],
+      state.g[i],
+      model === "3pl",
+      quadrature.nodes,
+      zeros,
+      zeros,
+      0,
+      slopeOnly,
+    )
+      .prior;
+  }
+  return sum;
+}
+
+/** Fits `model` to the responses by Bock–Aitkin EM. Items nobody answered must be dropped first. */
+export function fitIrt(data: Responses, options: FitOptions): IrtFit {
+  const started = performance.now();
+  const model = options.model;
+  const priors: Priors = {
+    slope: options.priors?.slope ?? null,
+    guessing: model === "3pl" ? options.priors?.guessing ?? null : null,
+  };
+  const quadrature = normalGrid(options.nodes ?? DEFAULT_NODES);
+  const packed = packResponses(data);
+  const tolerance = options.tolerance ?? 1e-6;
+  const maxIterations = options.maxIterations ?? 2000;
+  const state = startingState(packed, model, priors);
+  let converged = false;
+  let iterations = 0;
+  let lastChange = Infinity;
+  while (iterations < maxIterations) {
+    const counts = eStep(packed, state, quadrature);
+    iterations++;
+    if (model === "1pl") lastChange = updateRasch(state, counts, quadrature, priors);
+    else {
+      lastChange = 0;
+      for (let i = 0; i < packed.items; i++) {
+        lastChange = Math.max(lastChange, updateItem(state, i, model, counts, quadrature, priors));
+      }
+    }
+    if (lastChange < tolerance) {
+      converged = true;
+      break;
+    }
+  }
+  const final = eStep(packed, state, quadrature, true);
+  const errors = options.skipStandardErrors
+    ? null
+    : standardErrors(packed, state, model, quadrature, final, priors, {
+      fullBudget: options.fullInformationBudget ?? 2e8,
+    });
+  const K = quadrature.nodes.length;
+  let maxGradient = 0;
+  let slopeGradient = 0;
+  const items: FittedItem[] = data.items.map((item, i) => {
+    const terms = itemTerms(
+      state.a[i],
+      state.d[i],
+      state.g[i],
+      model === "3pl",
+      quadrature.nodes,
+      final.n,
+      final.r,
+      i * K,
+      model === "1pl" ? { slope: null, guessing: null } : priors,
+    );
+    if (model === "1pl") slopeGradient += terms.gradient[0];
+    else maxGradient = Math.max(maxGradient, Math.abs(terms.gradient[0]));
+    maxGradient = Math.max(
+      maxGradient,
+      Math.abs(terms.gradient[1]),
+      model === "3pl" ? Math.abs(terms.gradient[2]) : 0,
+    );
+    let n = 0, right = 0;
+    for (let k = 0; k < K; k++) {
+      n += final.n[i * K + k];
+      right += final.r[i * K + k];
+    }
+    const a = state.a[i], d = state.d[i];
+    return {
+      item,
+      a,
+      b: -d / a,
+      c: state.g[i] === -Infinity ? 0 : logistic(state.g[i]),
+      d,
+      se_a: errors?.a[i] ?? null,
+      se_b: errors?.b[i] ?? null,
+      se_c: errors?.c[i] ?? null,
+      se_d: errors?.d[i] ?? null,
+      n,
+      p_correct: n > 0 ? right / n : NaN,
+    };
+  });
+  if (model === "1pl" && priors.slope) {
+    const { meanlog, sdlog } = priors.slope;
+    const a = state.a[0];
+    slopeGradient += -1 / a - (Math.log(a) - meanlog) / (sdlog * sdlog * a);
+  }
+  maxGradient = Math.max(maxGradient, Math.abs(slopeGradient));
+  return {
+    model,
+    nPersons: examineeCount(data),
+    nItems: data.items.length,
+    logLik: final.logLik,
+    logPosterior: final.logLik + logPrior(state, model, priors, quadrature),
+    converged,
+    iterations,
+    lastChange,
+    maxGradient,
+    seMethod: errors?.method ?? "none",
+    priors,
+    nodes: K,
+    items,
+    seconds: (performance.now() - started) / 1000,
+  };
+}
