@@ -12,6 +12,7 @@ import type { Solver, Task } from "../core/task.ts";
 import { cotSolver } from "../solvers/cot.ts";
 import { DEFAULT_SHOTS, fewShotSolver, plainTextKey, TRAIN_SPLIT } from "../solvers/few_shot.ts";
 import { languageName, pivotSolver } from "../solvers/pivot.ts";
+import { mpsSolver } from "../solvers/mps.ts";
 import { roleSolver } from "../solvers/role.ts";
 import { parsePerturbSpec, perturbSample, type PerturbSpec } from "./perturb.ts";
 import { type RobustnessOptions, robustnessSet, robustnessSolver } from "./robustness.ts";
@@ -20,8 +21,10 @@ import { type RobustnessOptions, robustnessSet, robustnessSolver } from "./robus
 export interface Condition {
   /** Name under which outputs and scores are stored: `default`, `cot`, `perturb:homophone@0.12`. */
   name: string;
-  /** `baseline`, `cot`, `pivot`, `role`, `fewshot` or `perturb`. */
-  kind: "baseline" | "cot" | "pivot" | "role" | "fewshot" | "perturb";
+  /** `baseline`, `cot`, `pivot`, `role`, `fewshot`, `perturb` or `mps`. */
+  kind: "baseline" | "cot" | "pivot" | "role" | "fewshot" | "perturb" | "mps";
+  /** The debater's role name, for `mps`. */
+  debater?: string;
   /** Exemplars per question, for `fewshot`. */
   shots?: number;
   /** Seed of the exemplar draws, for `fewshot`. */
@@ -48,6 +51,13 @@ export function parseAblation(text: string, seed = "0"): Condition {
     return { name: `pivot:${via}`, kind: "pivot", pivot: via };
   }
   if (text === "role") return { name: "role", kind: "role" };
+  if (text === "mps" || text.startsWith("mps:")) {
+    const debater = text === "mps" ? "debater" : text.slice("mps:".length);
+    if (!/^[a-z][a-z0-9_-]*$/.test(debater) || ["model", "judge", "embed", "translator"].includes(debater)) {
+      throw new ConfigError(`--ablation ${text}: expected mps or mps:ROLE with a role name such as debater2`);
+    }
+    return { name: text, kind: "mps", debater };
+  }
   if (text === "fewshot" || text.startsWith("fewshot:")) {
     const k = text === "fewshot" ? DEFAULT_SHOTS : Number(text.slice("fewshot:".length));
     if (!Number.isInteger(k) || k < 1 || k > 64) {
@@ -61,7 +71,7 @@ export function parseAblation(text: string, seed = "0"): Condition {
     return { name, kind: "perturb", perturb: spec };
   }
   throw new ConfigError(
-    `unknown ablation "${text}"; known: cot, pivot:LANG, role, fewshot[:K], perturb:{shape,homophone,traditional,symbol,mixed}@RATE, perturb:nota`,
+    `unknown ablation "${text}"; known: cot, pivot:LANG, role, fewshot[:K], mps[:ROLE], perturb:{shape,homophone,traditional,symbol,mixed}@RATE, perturb:nota`,
   );
 }
 
@@ -86,6 +96,7 @@ function baseSolver(condition: Condition, task: Task): Solver {
       from: task.language,
     });
   }
+  if (condition.kind === "mps") return mpsSolver(task.solver, condition.debater);
   if (condition.kind === "role") {
     if (!task.rolePrompting) {
       throw new ConfigError(`--ablation role: ${task.name} has no role table (Task.rolePrompting)`);
@@ -126,6 +137,10 @@ export function conditionNote(
       return `few-shot: ${condition.shots} exemplars per question drawn from the ${TRAIN_SPLIT} split (seed ${condition.seed}), duplicates of the question excluded; ids in samples.jsonl`;
     case "cot":
       return "chain of thought: the model is asked to reason step by step before answering";
+    case "mps":
+      return `multi-agent participant: ${roleLabel("model")} generates, ${
+        roleLabel(condition.debater!)
+      } debates, ${roleLabel("model")} reflects and answers (CliMedBench Algorithm 1)`;
     default:
       return undefined;
   }

@@ -1,5 +1,5 @@
 /**
- * The `medeval` command line: `eval`, `reproduce`, `download`, `import-ratings`, `collect`, `tag`. Bad settings and bad input end with one line
+ * The `medeval` command line: `eval`, `reproduce`, `download`, `import-ratings`, `collect`, `tag`, `irt`. Bad settings and bad input end with one line
  * on standard error and exit code 2; an incomplete run (calls that failed for good) with exit code 1.
  * @module
  */
@@ -16,6 +16,7 @@ import { formatEstimate } from "../report/tables.ts";
 import { downloadDataset, DOWNLOADS } from "./download.ts";
 import { reproduce, reproduceEnv } from "./reproduce.ts";
 import { collectCommand, importRatingsCommand, RUNS_USAGE } from "./runs.ts";
+import { IRT_USAGE, irtCommand } from "./irt.ts";
 
 /** Usage of `deno task eval`, generated from the option table; for one benchmark when `benchmark` is given. */
 async function evalUsage(benchmark?: string): Promise<string> {
@@ -50,6 +51,7 @@ const USAGE = `usage:
   deno task download <benchmark>
 ${RUNS_USAGE}
 ${TAG_USAGE}
+${IRT_USAGE}
 benchmarks: ${Object.keys(BENCHMARKS).join(", ")}`;
 
 function numberFlag(values: Record<string, unknown>, name: string): number | undefined {
@@ -185,6 +187,8 @@ async function main(args: string[]): Promise<number> {
       return await collectCommand(rest);
     case "tag":
       return await tagCommand(rest);
+    case "irt":
+      return await irtCommand(rest);
     case "download": {
       const name = rest[0];
       if (!name || !DOWNLOADS[name]) {

@@ -16,13 +16,19 @@ export interface ItemFit {
   infit: number | null;
   /** Unweighted mean square. */
   outfit: number | null;
-  /** Yen's Q1 χ²; `null` with fewer than `minimumForChiSquare` respondents. */
+  /**
+   * Yen's Q1 χ²; `null` with fewer than `minimumForChiSquare` respondents or when the median examinee answered
+   * fewer than {@linkcode MINIMUM_TEST_LENGTH} items (θ too noisy to group by).
+   */
   q1: number | null;
   /** Its degrees of freedom. */
   df: number | null;
   /** Upper-tail p-value of Q1. */
   p: number | null;
 }
+
+/** Q1 is computed only when the median examinee answered at least this many items. */
+export const MINIMUM_TEST_LENGTH = 20;
 
 /** Regularised upper incomplete gamma Q(s, x) (series below s + 1, continued fraction above). */
 export function gammaQ(s: number, x: number): number {
@@ -69,6 +75,9 @@ export function itemFit(
 ): ItemFit[] {
   const groups = options.groups ?? 10;
   const minimum = options.minimumForChiSquare ?? 100;
+  // Q1 groups examinees by estimated θ, which needs tests long enough for θ to be reliable.
+  const lengths = data.values.map((row) => row.filter((v) => v !== null).length).sort((x, y) => x - y);
+  const reliable = (lengths[Math.floor(lengths.length / 2)] ?? 0) >= MINIMUM_TEST_LENGTH;
   return data.items.map((id, i) => {
     let squared = 0, variance = 0, standardised = 0, weight = 0;
     const answered: { theta: number; x: number; p: number; w: number }[] = [];
@@ -92,7 +101,7 @@ export function itemFit(
       df: null,
       p: null,
     };
-    if (weight < minimum) return result;
+    if (weight < minimum || !reliable) return result;
     answered.sort((a, b) => a.theta - b.theta);
     let q1 = 0, used = 0, cumulative = 0, group = { n: 0, observed: 0, expected: 0 };
     for (const row of answered) {

@@ -10,6 +10,7 @@
  *   the reply counts as an extraction failure.
  * @module
  */
+import { kendallTauB } from "../stats/rank.ts";
 import { labelClass, normalizeForMatch, normalizeReply } from "./choice.ts";
 
 /** What the parser found in a reply. */
@@ -101,33 +102,6 @@ export function predictedRanks(reference: readonly string[], predicted: readonly
   }
   const missingRank = position.size + 1;
   return reference.map((label) => position.get(label) ?? missingRank);
-}
-
-/**
- * Kendall's τ-b of two paired rankings (ties allowed): (concordant − discordant) / √((n₀ − n₁)(n₀ − n₂)), where
- * n₀ = n(n−1)/2 and n₁, n₂ count pairs tied in `x` and in `y`. Returns 0 when either ranking is all ties
- * (τ-b undefined), and `null` for fewer than two items.
- */
-export function kendallTauB(x: readonly number[], y: readonly number[]): number | null {
-  const n = x.length;
-  if (n !== y.length) throw new Error(`kendallTauB: lengths differ (${n} vs ${y.length})`);
-  if (n < 2) return null;
-  let concordant = 0, discordant = 0, tiesX = 0, tiesY = 0;
-  for (let i = 0; i < n; i++) {
-    for (let j = i + 1; j < n; j++) {
-      const dx = Math.sign(x[i] - x[j]);
-      const dy = Math.sign(y[i] - y[j]);
-      if (dx === 0) tiesX++;
-      if (dy === 0) tiesY++;
-      if (dx !== 0 && dy !== 0) {
-        if (dx === dy) concordant++;
-        else discordant++;
-      }
-    }
-  }
-  const n0 = (n * (n - 1)) / 2;
-  const denominator = Math.sqrt((n0 - tiesX) * (n0 - tiesY));
-  return denominator === 0 ? 0 : (concordant - discordant) / denominator;
 }
 
 /** Returns τ-b between the reference order and a predicted order under this module's policy. */

@@ -218,7 +218,8 @@ export const EVAL_OPTIONS: readonly EvalOption[] = [
     help: "condition beside the baseline, repeatable: cot, perturb:KIND[@RATE] " +
       "(KIND shape, homophone, traditional, symbol, mixed; rate default 0.12), perturb:nota, " +
       "pivot:LANG (asked through LANG by --translator, answers translated back), role (system role per " +
-      "sample from the benchmark's role table), fewshot[:K] (K train exemplars, default 5)",
+      "sample from the benchmark's role table), fewshot[:K] (K train exemplars, default 5), mps[:ROLE] " +
+      "(generation, debate by --role ROLE=MODEL (default role debater), reflection: CliMedBench MPS)",
   },
   {
     flag: "perturb-seed",

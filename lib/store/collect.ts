@@ -22,6 +22,8 @@ export interface CollectedRun {
   offline: boolean;
   /** Judge label, or `null`. */
   judge: string | null;
+  /** Labels of the run's other roles (`debater`, `translator`, ...), by role name. */
+  roles: Record<string, string>;
   /** SHA-256 of the data file. */
   dataSha256: string;
   /** Code version that made it. */
@@ -59,7 +61,9 @@ function collectOne(dir: string): { run: CollectedRun; rows: LongRow[] } {
   const store = new RunStore(`${dir}/run.sqlite`, { readOnly: true });
   try {
     const manifest = store.manifest();
-    const identity = manifest?.identity as { benchmark?: string; data_sha256?: string } | undefined;
+    const identity = manifest?.identity as
+      | { benchmark?: string; data_sha256?: string; roles?: Record<string, string> }
+      | undefined;
     if (!manifest || !identity?.benchmark) {
       throw new InputError({ file: `${dir}/run.sqlite`, field: "manifest" }, "not a run store (no manifest)");
     }
@@ -71,6 +75,7 @@ function collectOne(dir: string): { run: CollectedRun; rows: LongRow[] } {
       model: model.offline ? model.name : model.label,
       offline: model.offline,
       judge: judge?.label ?? null,
+      roles: identity.roles ?? {},
       dataSha256: identity.data_sha256 ?? "",
       code: manifest.code ?? null,
       createdAt: String(manifest.created_at ?? ""),
