@@ -1,7 +1,7 @@
 import { assert, assertAlmostEquals, assertEquals, assertThrows } from "@std/assert";
 import { eapAbility } from "../lib/irt/ability.ts";
 import { calibrate } from "../lib/irt/calibrate.ts";
-import { CatSession, heldOutPrediction, simulateCat } from "../lib/irt/cat.ts";
+import { CatSession, heldOutAccuracy, simulateCat } from "../lib/irt/cat.ts";
 import { fitIrt } from "../lib/irt/fit.ts";
 import { fitFile, FitFileSchema } from "../lib/irt/fit_file.ts";
 import { chiSquareUpper } from "../lib/irt/item_fit.ts";
@@ -171,9 +171,10 @@ Deno.test("CAT: converges on simulated examinees, stops by SE or count, and is r
   const randomized = simulateCat(data, pool, { ...options, randomesque: 5 });
   assert(randomized.some((t, p) => t.items[0].item !== tests[p].items[0].item));
   assertEquals(simulateCat(data, pool, { ...options, randomesque: 5 }), randomized);
-  const held = heldOutPrediction(data, pool, tests);
-  const hits = held.reduce((s, h) => s + h.hits, 0) / held.reduce((s, h) => s + h.n, 0);
-  assert(hits > 0.65, `held-out prediction ${hits}`);
+  const held = heldOutAccuracy(data, pool, tests);
+  assert(held.estimate.value! > 0.65, `held-out prediction ${held.estimate.value}`);
+  assertEquals(held.clusters, 200);
+  assertEquals(held.estimate.n, tests.reduce((s, t) => s + 300 - t.items_used, 0));
 });
 
 Deno.test("CAT session: EAP until both outcomes, then ML; asking the wrong item throws", () => {

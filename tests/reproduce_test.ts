@@ -51,6 +51,16 @@ Deno.test({
       assert(typeof c.stated === "number" || Array.isArray(c.stated));
       assert(c.recomputed === null || typeof c.recomputed === "number");
     }
+    // CliMedBench Table 3 with the toolkit's own CAT on the shipped sample beside the paper's two rows.
+    const table3 = await Deno.readTextFile(`${roots[0]}/reports/papers/climedbench/table3.md`);
+    const cat = JSON.parse(await Deno.readTextFile(`${roots[0]}/reports/irt/sample_cat.json`));
+    assert(
+      table3.includes("| CAT Zhuang et al. (2023) | 32.10 |") &&
+        table3.includes("| Our Agent-based CAT | 40.74 |"),
+    );
+    assert(table3.includes(`medeval CAT, shipped sample: ${cat.items} choice items`), table3);
+    assert(table3.includes(`${(cat.accuracy.value * 100).toFixed(2)} [`) && cat.accuracy.n > 1000);
+    assert(cat.converged && cat.accuracy.value > 0.5 && cat.accuracy.value < 1);
     const tex = await Deno.readTextFile(`${roots[0]}/reports/papers/climedbench/table2.tex`);
     assert(tex.includes("\\toprule") && tex.includes("67.13"));
 

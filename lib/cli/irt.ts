@@ -9,7 +9,7 @@ import { ConfigError } from "../core/errors.ts";
 import { csvText } from "../core/csv.ts";
 import type { Table } from "../core/report_spec.ts";
 import { calibrate } from "../irt/calibrate.ts";
-import { type CatOptions, heldOutPrediction, simulateCat } from "../irt/cat.ts";
+import { type CatOptions, heldOutAccuracy, simulateCat } from "../irt/cat.ts";
 import { fitFile, itemParameters, readFitFile } from "../irt/fit_file.ts";
 import { responsesFromRuns } from "../irt/from_runs.ts";
 import { NO_PRIORS } from "../irt/item_terms.ts";
@@ -20,8 +20,7 @@ import { RAPID_SUBSET_SIZE, rapidAssessment, selectSubset } from "../irt/subset.
 import { adaptiveEval } from "../pipeline/adaptive_eval.ts";
 import { runParticipants } from "../pipeline/mps_runs.ts";
 import { exportFigures } from "../report/figures.ts";
-import { toMarkdown, writeTable } from "../report/tables.ts";
-import { wilsonInterval } from "../stats/agreement.ts";
+import { formatEstimate, toMarkdown, writeTable } from "../report/tables.ts";
 
 /** Usage of `deno task irt`. */
 export const IRT_USAGE =
@@ -253,9 +252,9 @@ async function catCommand(values: Values): Promise<number> {
   if (values.responses) {
     const data = await readResponsesCsv(values.responses);
     const persons = simulateCat(data, pool, options);
-    const held = heldOutPrediction(data, pool, persons);
-    const hits = held.reduce((s, h) => s + h.hits, 0), n = held.reduce((s, h) => s + h.n, 0);
-    const prediction = { value: n ? hits / n : null, ci95: wilsonInterval(hits, n), n };
+    const held = heldOutAccuracy(data, pool, persons);
+    const prediction = { ...held.estimate, design_effect: held.designEffect };
+    const n = held.estimate.n;
     await writeJson(`${out}/cat.json`, {
       mode: "simulated",
       options,
@@ -266,7 +265,9 @@ async function catCommand(values: Values): Promise<number> {
     console.log(`${persons.length} adaptive tests, ${mean.toFixed(1)} items on average (pool ${pool.size})`);
     if (n) {
       console.log(
-        `  held-out responses predicted from the CAT θ: ${(prediction.value! * 100).toFixed(2)}% (n=${n})`,
+        `  held-out responses predicted from the CAT θ: ${
+          formatEstimate(held.estimate, true)
+        } (n=${n}, 95% CI)`,
       );
     }
     if (persons.length) await exportFigures(out, { trace: catTraceFigure(persons[0]) }, !values["no-render"]);

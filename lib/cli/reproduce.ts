@@ -9,7 +9,7 @@
  * @module
  */
 import { ConfigError } from "../core/errors.ts";
-import { pathExists, safeName } from "../core/fs.ts";
+import { pathExists, projectPath, safeName } from "../core/fs.ts";
 import type { Task } from "../core/task.ts";
 import { codeVersion } from "../core/version.ts";
 import { BENCHMARKS, getTask } from "../benchmarks/registry.ts";
@@ -18,6 +18,9 @@ import { writeClaims } from "../papers/claims_report.ts";
 import { indexPage, type RunSection } from "../papers/index_page.ts";
 import { loadPapers } from "../papers/paper.ts";
 import { datasetFacts, type PaperOutputs, writePaperTables } from "../papers/write_paper.ts";
+import type { ComparisonEntry } from "../papers/paper_tables.ts";
+import { sampleCat } from "../irt/sample_cat.ts";
+import { formatEstimate } from "../report/tables.ts";
 import { REPHRASER } from "../ablations/robustness.ts";
 import { OFFLINE_JUDGES, OFFLINE_MODELS } from "../providers/factory.ts";
 import { checkNumber, evalOption } from "../pipeline/eval_options.ts";
@@ -302,6 +305,29 @@ async function runBenchmark(planned: BenchmarkPlan, options: ReproduceOptions): 
 }
 
 /** Re-creates every table, figure, claim check and report; returns the paths of the main reports. */
+/**
+ * The toolkit's own CAT on CliMedBench's shipped sample (its choice items, simulated examinees, offline), as a
+ * row beside the paper's Table 3; the details go to `reports/irt/sample_cat.json`.
+ */
+async function sampleCatEntry(root: string): Promise<ComparisonEntry> {
+  const task = await getTask("climedbench");
+  const samples = await task.load(projectPath(task.defaultDataPath));
+  const ids = samples.filter((s) => String(s.fields.question_type).endsWith("_choice")).map((s) => s.id);
+  const result = sampleCat(ids);
+  await Deno.mkdir(`${root}/reports/irt`, { recursive: true });
+  await Deno.writeTextFile(`${root}/reports/irt/sample_cat.json`, `${JSON.stringify(result, null, 2)}\n`);
+  const scaled = {
+    ...result.accuracy,
+    value: result.accuracy.value! * 100,
+    ci95: result.accuracy.ci95!.map((x) => x * 100) as [number, number],
+  };
+  return {
+    label: `medeval CAT, shipped sample: ${ids.length} choice items, simulated examinees (OFFLINE), ` +
+      `held-out responses predicted from θ after ${result.meanItems.toFixed(1)} items on average`,
+    values: { accuracy: `${formatEstimate(scaled, false, 2)} (n=${result.accuracy.n})` },
+  };
+}
+
 export async function reproduce(options: ReproduceOptions): Promise<string[]> {
   const root = options.root.replace(/\/$/, "");
   const opts = { ...options, root };
@@ -317,8 +343,14 @@ export async function reproduce(options: ReproduceOptions): Promise<string[]> {
   const summaries = runs.flatMap((r) => r.summaries);
   const facts: DataFacts = Object.fromEntries(runs.map((r) => [r.section.benchmark, r.facts]));
 
+  const cat = await sampleCatEntry(root);
   const outputs: PaperOutputs[] = [];
-  for (const paper of papers) outputs.push(await writePaperTables(paper, root, summaries));
+  for (const paper of papers) {
+    const extra: Record<string, ComparisonEntry[]> = paper.file.paper === "climedbench"
+      ? { table3: [cat] }
+      : {};
+    outputs.push(await writePaperTables(paper, root, summaries, extra));
+  }
 
   const claims = papers.flatMap((paper) => checkClaims(paper, facts));
   const titles = Object.fromEntries(papers.map((p) => [p.file.paper, p.file.title]));

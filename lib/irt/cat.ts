@@ -6,6 +6,7 @@
  * Seeded, so the same responses give the same test.
  * @module
  */
+import { type ClusteredRate, clusteredRate } from "../stats/clustered.ts";
 import { mulberry32, seedFrom } from "../stats/rng.ts";
 import { type Ability, addAnswer, type Answer, eapFromLogLik, mixedAnswers, mleAbility } from "./ability.ts";
 import { itemInformation, type ItemParams, probability } from "./model.ts";
@@ -190,22 +191,33 @@ export function catPerson(person: string, session: CatSession): CatPerson {
 
 /**
  * How well each examinee's CAT ability predicts the responses the test did not ask: an item counts as
- * predicted right when P(θ̂) ≥ 0.5. Returns per examinee the hits and the held-out count.
+ * predicted right when P(θ̂) ≥ 0.5. Returns per examinee the outcomes (1 = predicted right) of the held-out items.
  */
 export function heldOutPrediction(
   data: Responses,
   pool: ReadonlyMap<string, ItemParams>,
   tests: readonly CatPerson[],
-): { person: string; hits: number; n: number }[] {
+): { person: string; outcomes: number[] }[] {
   return tests.map((test, p) => {
     const used = new Set(test.items.map((s) => s.item));
-    let hits = 0, n = 0;
+    const outcomes: number[] = [];
     for (const [i, v] of data.values[p].entries()) {
       const params = pool.get(data.items[i]);
       if (v === null || !params || used.has(data.items[i])) continue;
-      n++;
-      if ((probability(params, test.theta) >= 0.5 ? 1 : 0) === v) hits++;
+      outcomes.push((probability(params, test.theta) >= 0.5 ? 1 : 0) === v ? 1 : 0);
     }
-    return { person: test.person, hits, n };
+    return { person: test.person, outcomes };
   });
+}
+
+/**
+ * The held-out prediction accuracy over all examinees, its 95% interval widened by the design effect of the
+ * outcomes clustered within examinees.
+ */
+export function heldOutAccuracy(
+  data: Responses,
+  pool: ReadonlyMap<string, ItemParams>,
+  tests: readonly CatPerson[],
+): ClusteredRate {
+  return clusteredRate(heldOutPrediction(data, pool, tests).map((h) => h.outcomes));
 }

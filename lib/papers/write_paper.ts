@@ -11,7 +11,7 @@ import { toCsv, writeTable } from "../report/tables.ts";
 import { type Table } from "../core/report_spec.ts";
 import type { Paper } from "./paper.ts";
 import { paperTableFigures } from "./paper_figures.ts";
-import { comparisonEntries, paperTable, provenanceTable } from "./paper_tables.ts";
+import { comparisonEntries, type ComparisonEntry, paperTable, provenanceTable } from "./paper_tables.ts";
 
 /** A table written to disk. */
 export interface WrittenTable {
@@ -37,12 +37,14 @@ export interface PaperOutputs {
 
 /**
  * Writes the tables of `paper` under `<root>/reports/papers/<paper>/` and returns them with the figure set for
- * `<root>/figures/papers/<paper>/`. `summaries` are this toolkit's runs, placed beside the paper's models.
+ * `<root>/figures/papers/<paper>/`. `summaries` are this toolkit's runs, placed beside the paper's models; `extra`
+ * adds rows of other results (by table id), such as the toolkit's own CAT beside CliMedBench Table 3.
  */
 export async function writePaperTables(
   paper: Paper,
   root: string,
   summaries: readonly Summary[],
+  extra: Readonly<Record<string, readonly ComparisonEntry[]>> = {},
 ): Promise<PaperOutputs> {
   const id = paper.file.paper;
   const tablesRel = `reports/papers/${id}`;
@@ -52,7 +54,10 @@ export async function writePaperTables(
   const tables: WrittenTable[] = [];
   const figures: FigureSet = { dir: `${root}/${figuresRel}`, figures: {} };
   for (const spec of paper.file.tables) {
-    const entries = spec.compare ? comparisonEntries(spec.compare, summaries) : [];
+    const entries = [
+      ...(spec.compare ? comparisonEntries(spec.compare, summaries) : []),
+      ...(extra[spec.id] ?? []),
+    ];
     const table = paperTable(paper, spec, entries);
     const files = await writeTable(dir, spec.id, table);
     await Deno.writeTextFile(`${dir}/${spec.id}_cells.csv`, toCsv(provenanceTable(paper, spec)));
