@@ -6,7 +6,7 @@
  * @module
  */
 import { eStep, type ItemState, type PackedResponses, packResponses } from "./estep.ts";
-import { itemTerms, type Priors } from "./item_terms.ts";
+import { itemTerms, itemValue, type Priors } from "./item_terms.ts";
 import { solve } from "./linear.ts";
 import { type IrtModel, logistic } from "./model.ts";
 import { DEFAULT_NODES, normalGrid, type Quadrature } from "./quadrature.ts";
@@ -91,6 +91,9 @@ export interface IrtFit {
 
 const LIMITS = { a: 50, d: 60, g: 30 };
 
+/** Newton steps per item and EM cycle (an ECM step: EM converges without maximising each M-step fully). */
+const M_STEPS = 5;
+
 function startingState(data: PackedResponses, model: IrtModel, priors: Priors): ItemState {
   const right = new Float64Array(data.items);
   const total = new Float64Array(data.items);
@@ -132,8 +135,8 @@ function updateItem(
   const size = guessing ? 3 : 2;
   const a0 = state.a[i], d0 = state.d[i], g0 = state.g[i];
   let a = a0, d = d0, g = g0;
-  for (let step = 0; step < 25; step++) {
-    const terms = itemTerms(a, d, g, guessing, quadrature.nodes, counts.n, counts.r, i * K, priors);
+  for (let step = 0; step < M_STEPS; step++) {
+    const terms = itemTerms(a, d, g, guessing, quadrature.nodes, counts.n, counts.r, i * K, priors, false);
     for (let u = 0; u < size; u++) terms.fisher[u * 3 + u] += 1e-9;
     const delta = solve(terms.fisher, terms.gradient, size, 3);
     if (!delta) break;
@@ -144,15 +147,15 @@ function updateItem(
       const nd = d + scale * delta[1];
       const ng = guessing ? g + scale * delta[2] : g;
       if (!valid(na, nd, ng, priors)) continue;
-      const value =
-        itemTerms(na, nd, ng, guessing, quadrature.nodes, counts.n, counts.r, i * K, priors).value;
+      const value = itemValue(na, nd, ng, guessing, quadrature.nodes, counts.n, counts.r, i * K, priors);
       if (value >= terms.value - 1e-12 * Math.abs(terms.value)) {
         a = na, d = nd, g = ng;
         moved = true;
         break;
       }
     }
-    if (!moved || Math.max(...Array.from(delta, (x) => Math.abs(x * scale))) < 1e-10) break;
+    const largest = Math.max(Math.abs(delta[0]), Math.abs(delta[1]), size === 3 ? Math.abs(delta[2]) : 0);
+    if (!moved || largest * scale < 1e-9) break;
   }
   state.a[i] = a, state.d[i] = d, state.g[i] = g;
   const c = (x: number) => (x === -Infinity ? 0 : logistic(x));

@@ -28,7 +28,7 @@ export interface ItemTerms {
   gradient: Float64Array;
   /** Expected (Fisher) information, 3 × 3 row-major, prior curvature included where it is negative. */
   fisher: Float64Array;
-  /** Exact negative Hessian, 3 × 3 row-major, prior included. */
+  /** Exact negative Hessian, 3 × 3 row-major, prior included (zeros unless asked for). */
   negHessian: Float64Array;
   /** The prior's contribution to `value` alone. */
   prior: number;
@@ -48,6 +48,7 @@ export function itemTerms(
   r: Float64Array,
   offset: number,
   priors: Priors,
+  exact = true,
 ): ItemTerms {
   const gradient = new Float64Array(3);
   const fisher = new Float64Array(9);
@@ -56,6 +57,7 @@ export function itemTerms(
   const logOneMinusC = guessing ? -softplus(g) : 0;
   let value = 0;
   const dp = [0, 0, 0];
+  const second = new Float64Array(9);
   for (let k = 0; k < nodes.length; k++) {
     const nk = n[offset + k];
     if (nk === 0) continue;
@@ -78,26 +80,22 @@ export function itemTerms(
     const l2 = -rk / (p * p) - wk / (q * q);
     const info = nk / (p * q);
     // Second derivatives of P: z-direction terms scale with s·sm·(1 − 2s), the γ ones with c(1 − c).
+    for (let u = 0; u < 3; u++) {
+      gradient[u] += l1 * dp[u];
+      for (let v = 0; v < 3; v++) fisher[u * 3 + v] += info * dp[u] * dp[v];
+    }
+    if (!exact) continue;
     const dzz = (1 - c) * s * sm * (1 - 2 * s);
     const dzg = guessing ? -c * (1 - c) * s * sm : 0;
     const dgg = guessing ? c * (1 - c) * (1 - 2 * c) * sm : 0;
-    const second = [
-      dzz * theta * theta,
-      dzz * theta,
-      dzg * theta,
-      dzz * theta,
-      dzz,
-      dzg,
-      dzg * theta,
-      dzg,
-      dgg,
-    ];
+    second[0] = dzz * theta * theta;
+    second[1] = second[3] = dzz * theta;
+    second[2] = second[6] = dzg * theta;
+    second[4] = dzz;
+    second[5] = second[7] = dzg;
+    second[8] = dgg;
     for (let u = 0; u < 3; u++) {
-      gradient[u] += l1 * dp[u];
-      for (let v = 0; v < 3; v++) {
-        fisher[u * 3 + v] += info * dp[u] * dp[v];
-        negHessian[u * 3 + v] -= l2 * dp[u] * dp[v] + l1 * second[u * 3 + v];
-      }
+      for (let v = 0; v < 3; v++) negHessian[u * 3 + v] -= l2 * dp[u] * dp[v] + l1 * second[u * 3 + v];
     }
   }
   let prior = 0;
@@ -120,6 +118,41 @@ export function itemTerms(
     fisher[8] += Math.max(0, -curvature);
   }
   return { value: value + prior, gradient, fisher, negHessian, prior };
+}
+
+/** One item's expected log-likelihood plus log prior alone (what a line search compares), without derivatives. */
+export function itemValue(
+  a: number,
+  d: number,
+  g: number,
+  guessing: boolean,
+  nodes: Float64Array,
+  n: Float64Array,
+  r: Float64Array,
+  offset: number,
+  priors: Priors,
+): number {
+  const c = guessing ? logistic(g) : 0;
+  const logOneMinusC = guessing ? -softplus(g) : 0;
+  let value = 0;
+  for (let k = 0; k < nodes.length; k++) {
+    const nk = n[offset + k];
+    if (nk === 0) continue;
+    const rk = r[offset + k];
+    const z = a * nodes[k] + d;
+    const logP = guessing ? Math.log(c + (1 - c) * logistic(z)) : -softplus(-z);
+    value += rk * logP + (nk - rk) * (logOneMinusC - softplus(z));
+  }
+  if (priors.slope) {
+    const { meanlog, sdlog } = priors.slope;
+    const la = Math.log(a);
+    value += -la - Math.log(sdlog * Math.sqrt(2 * Math.PI)) - ((la - meanlog) ** 2) / (2 * sdlog * sdlog);
+  }
+  if (guessing && priors.guessing) {
+    const { alpha, beta } = priors.guessing;
+    value += (alpha - 1) * -softplus(-g) + (beta - 1) * logOneMinusC - logBeta(alpha, beta);
+  }
+  return value;
 }
 
 /** log Γ(x) for x > 0 (Lanczos approximation, g = 7, nine terms; relative error below 1e-13). */
