@@ -6,7 +6,7 @@
  * @module
  */
 import { eStep, type ItemState, type PackedResponses, packResponses } from "./estep.ts";
-import { itemTerms, itemValue, type Priors } from "./item_terms.ts";
+import { guessingPrior, itemTerms, itemValue, type Priors, slopePrior } from "./item_terms.ts";
 import { solve } from "./linear.ts";
 import { type IrtModel, logistic } from "./model.ts";
 import { DEFAULT_NODES, normalGrid, type Quadrature } from "./quadrature.ts";
@@ -204,11 +204,10 @@ function updateRasch(
         info += terms.fisher[0];
       }
       if (priors.slope) {
-        const { meanlog, sdlog } = priors.slope;
-        const la = Math.log(a);
-        value += -la - Math.log(sdlog * Math.sqrt(2 * Math.PI)) - ((la - meanlog) ** 2) / (2 * sdlog * sdlog);
-        gradient += -1 / a - (la - meanlog) / (sdlog * sdlog * a);
-        info += Math.max(0, -(1 / (a * a) - (1 - la + meanlog) / (sdlog * sdlog * a * a)));
+        const term = slopePrior(a, priors.slope);
+        value += term.value;
+        gradient += term.gradient;
+        info += Math.max(0, -term.curvature);
       }
       return { value, gradient, info };
     };
@@ -232,25 +231,13 @@ function updateRasch(
   return change;
 }
 
-/** Sum of the log prior densities over all items (the 1PL slope counted once). */
-function logPrior(state: ItemState, model: IrtModel, priors: Priors, quadrature: Quadrature): number {
-  const zeros = new Float64Array(quadrature.nodes.length);
+/** Sum of the log prior densities over all items (the 1PL slope counted once; priors already fit the model). */
+function logPrior(state: ItemState, model: IrtModel, priors: Priors): number {
   let sum = 0;
   const items = model === "1pl" ? Math.min(1, state.a.length) : state.a.length;
   for (let i = 0; i < items; i++) {
-    const slopeOnly: Priors = { slope: priors.slope, guessing: model === "3pl" ? priors.guessing : null };
-    sum += itemTerms(
-      state.a[i],
-      state.d[i],
-      state.g[i],
-      model === "3pl",
-      quadrature.nodes,
-      zeros,
-      zeros,
-      0,
-      slopeOnly,
-    )
-      .prior;
+    if (priors.slope) sum += slopePrior(state.a[i], priors.slope).value;
+    if (priors.guessing) sum += guessingPrior(state.g[i], priors.guessing).value;
   }
   return sum;
 }
@@ -334,18 +321,14 @@ export function fitIrt(data: Responses, options: FitOptions): IrtFit {
       p_correct: n > 0 ? right / n : NaN,
     };
   });
-  if (model === "1pl" && priors.slope) {
-    const { meanlog, sdlog } = priors.slope;
-    const a = state.a[0];
-    slopeGradient += -1 / a - (Math.log(a) - meanlog) / (sdlog * sdlog * a);
-  }
+  if (model === "1pl" && priors.slope) slopeGradient += slopePrior(state.a[0], priors.slope).gradient;
   maxGradient = Math.max(maxGradient, Math.abs(slopeGradient));
   return {
     model,
     nPersons: examineeCount(data),
     nItems: data.items.length,
     logLik: final.logLik,
-    logPosterior: final.logLik + logPrior(state, model, priors, quadrature),
+    logPosterior: final.logLik + logPrior(state, model, priors),
     converged,
     iterations,
     lastChange,

@@ -20,6 +20,39 @@ export const NO_PRIORS: Priors = { slope: null, guessing: null };
 /** The default weak priors: log a ~ N(0, 0.5²) and c ~ Beta(5, 17) (mode 0.2). */
 export const DEFAULT_PRIORS: Priors = { slope: { meanlog: 0, sdlog: 0.5 }, guessing: { alpha: 5, beta: 17 } };
 
+/** A log prior density at one parameter value, with its first and second derivative. */
+export interface PriorTerm {
+  /** log density. */
+  value: number;
+  /** First derivative. */
+  gradient: number;
+  /** Second derivative. */
+  curvature: number;
+}
+
+/** The log-normal prior on a slope: log a ~ N(meanlog, sdlog²), as a density on a. */
+export function slopePrior(a: number, slope: NonNullable<Priors["slope"]>): PriorTerm {
+  const { meanlog, sdlog } = slope;
+  const la = Math.log(a);
+  const v2 = sdlog * sdlog;
+  return {
+    value: -la - Math.log(sdlog * Math.sqrt(2 * Math.PI)) - ((la - meanlog) ** 2) / (2 * v2),
+    gradient: -1 / a - (la - meanlog) / (v2 * a),
+    curvature: 1 / (a * a) - (1 - la + meanlog) / (v2 * a * a),
+  };
+}
+
+/** The Beta prior on c = logistic(γ), as a density on c, differentiated in γ. */
+export function guessingPrior(g: number, guessing: NonNullable<Priors["guessing"]>): PriorTerm {
+  const { alpha, beta } = guessing;
+  const c = logistic(g);
+  return {
+    value: (alpha - 1) * -softplus(-g) + (beta - 1) * -softplus(g) - logBeta(alpha, beta),
+    gradient: (alpha - 1) * (1 - c) - (beta - 1) * c,
+    curvature: -(alpha + beta - 2) * c * (1 - c),
+  };
+}
+
 /** Value, gradient and curvature of one item's expected log-likelihood over (a, d, γ) (γ unused without guessing). */
 export interface ItemTerms {
   /** Expected complete-data log-likelihood, plus the log prior densities. */
@@ -100,22 +133,18 @@ export function itemTerms(
   }
   let prior = 0;
   if (priors.slope) {
-    const { meanlog, sdlog } = priors.slope;
-    const la = Math.log(a);
-    const v2 = sdlog * sdlog;
-    prior += -la - Math.log(sdlog * Math.sqrt(2 * Math.PI)) - ((la - meanlog) ** 2) / (2 * v2);
-    gradient[0] += -1 / a - (la - meanlog) / (v2 * a);
-    const curvature = 1 / (a * a) - (1 - la + meanlog) / (v2 * a * a);
-    negHessian[0] -= curvature;
-    fisher[0] += Math.max(0, -curvature);
+    const term = slopePrior(a, priors.slope);
+    prior += term.value;
+    gradient[0] += term.gradient;
+    negHessian[0] -= term.curvature;
+    fisher[0] += Math.max(0, -term.curvature);
   }
   if (guessing && priors.guessing) {
-    const { alpha, beta } = priors.guessing;
-    prior += (alpha - 1) * -softplus(-g) + (beta - 1) * logOneMinusC - logBeta(alpha, beta);
-    gradient[2] += (alpha - 1) * (1 - c) - (beta - 1) * c;
-    const curvature = -(alpha + beta - 2) * c * (1 - c);
-    negHessian[8] -= curvature;
-    fisher[8] += Math.max(0, -curvature);
+    const term = guessingPrior(g, priors.guessing);
+    prior += term.value;
+    gradient[2] += term.gradient;
+    negHessian[8] -= term.curvature;
+    fisher[8] += Math.max(0, -term.curvature);
   }
   return { value: value + prior, gradient, fisher, negHessian, prior };
 }
@@ -143,15 +172,8 @@ export function itemValue(
     const logP = guessing ? Math.log(c + (1 - c) * logistic(z)) : -softplus(-z);
     value += rk * logP + (nk - rk) * (logOneMinusC - softplus(z));
   }
-  if (priors.slope) {
-    const { meanlog, sdlog } = priors.slope;
-    const la = Math.log(a);
-    value += -la - Math.log(sdlog * Math.sqrt(2 * Math.PI)) - ((la - meanlog) ** 2) / (2 * sdlog * sdlog);
-  }
-  if (guessing && priors.guessing) {
-    const { alpha, beta } = priors.guessing;
-    value += (alpha - 1) * -softplus(-g) + (beta - 1) * logOneMinusC - logBeta(alpha, beta);
-  }
+  if (priors.slope) value += slopePrior(a, priors.slope).value;
+  if (guessing && priors.guessing) value += guessingPrior(g, priors.guessing).value;
   return value;
 }
 

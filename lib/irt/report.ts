@@ -16,6 +16,12 @@ const fixed = (x: number | null | undefined, digits = 3) =>
   x === null || x === undefined || !Number.isFinite(x) ? "" : x.toFixed(digits);
 const withSe = (x: number, se: number | null | undefined) => `${fixed(x)}${se ? ` (${fixed(se)})` : ""}`;
 
+/** Whether the fit used a prior on a or c (a MAP rather than an ML fit). */
+function usesPriors(fit: FitFile): boolean {
+  const priors = fit.priors as { slope?: unknown; guessing?: unknown } | undefined;
+  return Boolean(priors?.slope || priors?.guessing);
+}
+
 /** The calibrated items as a table: parameters with standard errors, n, proportion correct and fit. */
 export function itemsTable(fit: FitFile): Table {
   return {
@@ -33,9 +39,7 @@ export function itemsTable(fit: FitFile): Table {
       fixed(it.q1_p),
     ]),
     notes: [
-      `marginal ${
-        fit.priors && JSON.stringify(fit.priors).includes("meanlog") ? "MAP" : "ML"
-      } by Bock–Aitkin EM, ` +
+      `marginal ${usesPriors(fit) ? "MAP" : "ML"} by Bock–Aitkin EM, ` +
       `${fit.quadrature_nodes ?? 61} quadrature nodes; logLik ${fit.logLik.toFixed(3)}; ` +
       `${fit.converged ? "converged" : "NOT converged"} after ${fit.iterations} cycles`,
       `standard errors: ${fit.se_method ?? "louis"} observed information; b by the delta method`,

@@ -6,7 +6,7 @@
  * @module
  */
 import type { EStep, ItemState, PackedResponses } from "./estep.ts";
-import { itemTerms, NO_PRIORS, type Priors } from "./item_terms.ts";
+import { itemTerms, NO_PRIORS, type Priors, slopePrior } from "./item_terms.ts";
 import { invert } from "./linear.ts";
 import { type IrtModel, logistic } from "./model.ts";
 import type { Quadrature } from "./quadrature.ts";
@@ -96,7 +96,7 @@ export function standardErrors(
         for (let v = 0; v < local; v++) info[index(i, u) * size + index(i, v)] += h[u * 3 + v];
       }
     }
-    if (model === "1pl" && priors.slope) info[0] -= slopePriorCurvature(state.a[0], priors.slope);
+    if (model === "1pl" && priors.slope) info[0] -= slopePrior(state.a[0], priors.slope).curvature;
     const vals = new Float64Array(size);
     for (let p = 0; p < data.persons; p++) {
       const w = data.weights[p];
@@ -179,7 +179,7 @@ export function standardErrors(
   if (model === "1pl") {
     let slopeInfo = 0;
     for (const block of blocks) slopeInfo += block[0];
-    if (priors.slope) slopeInfo -= slopePriorCurvature(state.a[0], priors.slope);
+    if (priors.slope) slopeInfo -= slopePrior(state.a[0], priors.slope).curvature;
     for (let i = 0; i < data.items; i++) {
       const dd = 1 / blocks[i][3];
       record(
@@ -197,10 +197,6 @@ export function standardErrors(
     record(result, state, i, (u, v) => (cov ? cov[u * local + v] : NaN), guessing);
   }
   return result;
-}
-
-function slopePriorCurvature(a: number, slope: { meanlog: number; sdlog: number }): number {
-  return 1 / (a * a) - (1 - Math.log(a) + slope.meanlog) / (slope.sdlog * slope.sdlog * a * a);
 }
 
 function root(variance: number): number | null {
