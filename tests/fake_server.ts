@@ -57,6 +57,10 @@ export interface FakeServerOptions {
   fault?: (request: FakeRequestRecord) => FakeFault | undefined;
   /** Produces the reply text of a chat completion (default: {@linkcode defaultFakeReply}). */
   reply?: (body: FakeChatBody) => string;
+  /** Extra headers of every answer (e.g. `x-ratelimit-*`), decided per request after its fault. */
+  headers?: (request: FakeRequestRecord) => Record<string, string>;
+  /** Keep request bodies in {@linkcode FakeServer.requests} (default `true`; benchmarks turn it off). */
+  keepBodies?: boolean;
 }
 
 /** A running fake server. */
@@ -126,9 +130,14 @@ export function startFakeServer(options: FakeServerOptions = {}): Promise<FakeSe
         return new Response(null, { status: 504 });
       }
       if (options.latencyMs) await abortableDelay(options.latencyMs, controller.signal);
+      const extra = options.headers?.(record) ?? {};
+      if (options.keepBodies === false) record.body = null;
       const respond = (status: number, payload: string, headers: Record<string, string> = {}) => {
         record.status = status;
-        return new Response(payload, { status, headers: { "content-type": "application/json", ...headers } });
+        return new Response(payload, {
+          status,
+          headers: { "content-type": "application/json", ...extra, ...headers },
+        });
       };
       if (fault?.status) {
         const headers: Record<string, string> = {};

@@ -27,6 +27,11 @@ export interface StoredCall {
   latencyMs: number;
   /** ISO time it finished. */
   createdAt: string;
+  /**
+   * Where it was served, when the provider says: an endpoint of a pool (`host/path`) or a batch
+   * (`batch:<id>`). `null`/absent for single endpoints and offline stand-ins.
+   */
+  endpoint?: string | null;
 }
 
 /** The answer of the model under test to one sample in one condition. */

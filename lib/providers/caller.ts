@@ -60,6 +60,7 @@ interface Reply {
   text: string;
   finishReason?: string;
   usage?: TokenUsage;
+  endpoint?: string;
 }
 
 /** Sends the requests of one role (`model`, `judge`, `translator`, `embed`, ...) to one provider through the run store. */
@@ -174,6 +175,7 @@ export class Caller {
           attempts,
           latencyMs: Math.round(performance.now() - started),
           createdAt: new Date().toISOString(),
+          endpoint: response.endpoint ?? null,
         };
         this.store.putCall(call);
         this.stats.sent++;

@@ -28,6 +28,8 @@ export interface ChatResponse {
   usage?: TokenUsage;
   /** The model name the server says it used. */
   servedModel?: string;
+  /** Which endpoint (of a pool) or batch served it, e.g. `10.0.0.2:8000/v1` or `batch:batch_abc`. */
+  endpoint?: string;
 }
 
 /** Anything that answers chat requests: an OpenAI-compatible endpoint or an offline baseline. */

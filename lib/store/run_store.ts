@@ -13,7 +13,8 @@ CREATE TABLE IF NOT EXISTS manifest (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS samples (id TEXT PRIMARY KEY, position INTEGER NOT NULL, data TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS calls (
   key TEXT PRIMARY KEY, role TEXT NOT NULL, model TEXT NOT NULL, request TEXT NOT NULL, text TEXT NOT NULL,
-  finish_reason TEXT, usage TEXT, attempts INTEGER NOT NULL, latency_ms REAL NOT NULL, created_at TEXT NOT NULL);
+  finish_reason TEXT, usage TEXT, attempts INTEGER NOT NULL, latency_ms REAL NOT NULL, created_at TEXT NOT NULL,
+  endpoint TEXT);
 CREATE TABLE IF NOT EXISTS outputs (
   sample_id TEXT NOT NULL, condition TEXT NOT NULL, call_key TEXT, text TEXT, error TEXT, detail TEXT,
   PRIMARY KEY (sample_id, condition));
@@ -50,11 +51,15 @@ export class RunStore {
     this.#migrateOutputs();
   }
 
-  /** Adds the `detail` column to an outputs table written before solvers recorded their choices. */
+  /** Adds the columns later versions added: outputs' `detail` (solvers' choices) and calls' `endpoint`. */
   #migrateOutputs(): void {
     const columns = this.#prepare("PRAGMA table_info(outputs)").all() as { name: string }[];
     if (!columns.some((c) => c.name === "detail")) {
       this.#db.exec("ALTER TABLE outputs ADD COLUMN detail TEXT");
+    }
+    const callColumns = this.#prepare("PRAGMA table_info(calls)").all() as { name: string }[];
+    if (!callColumns.some((c) => c.name === "endpoint")) {
+      this.#db.exec("ALTER TABLE calls ADD COLUMN endpoint TEXT");
     }
   }
 
@@ -121,8 +126,8 @@ export class RunStore {
   /** Stores a finished call (a call is immutable: storing the same key twice keeps the first). */
   putCall(call: StoredCall): void {
     this.#prepare(
-      `INSERT OR IGNORE INTO calls (key, role, model, request, text, finish_reason, usage, attempts, latency_ms, created_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      `INSERT OR IGNORE INTO calls (key, role, model, request, text, finish_reason, usage, attempts, latency_ms, created_at, endpoint)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     ).run(
       call.key,
       call.role,
@@ -134,6 +139,7 @@ export class RunStore {
       call.attempts,
       call.latencyMs,
       call.createdAt,
+      call.endpoint ?? null,
     );
   }
 
@@ -298,5 +304,6 @@ function rowToCall(row: Record<string, unknown>): StoredCall {
     attempts: Number(row.attempts),
     latencyMs: Number(row.latency_ms),
     createdAt: String(row.created_at),
+    endpoint: row.endpoint === null || row.endpoint === undefined ? null : String(row.endpoint),
   };
 }
