@@ -9,6 +9,7 @@
 import { loadPerMedCqa } from "../lib/benchmarks/permedcqa/load.ts";
 import { projectPath } from "../lib/core/fs.ts";
 import { runEval } from "../lib/pipeline/run_eval.ts";
+import { startChildServer } from "./child_server.ts";
 
 const TEST_SIZE = 3513;
 const TRAIN_SIZE = 64280;
@@ -28,24 +29,9 @@ async function scaled(split: string, size: number, dir: string): Promise<string>
 }
 
 /** Starts the fake server in a child process; returns its URL and a way to stop it. */
-async function startServer(): Promise<{ url: string; close(): void }> {
-  const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", projectPath("bench/fake_medjudge_server.ts"), String(LATENCY_MS)],
-    stdout: "piped",
-    stderr: "inherit",
-  }).spawn();
-  const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
-  let text = "";
-  while (!text.includes("\n")) {
-    const { value, done } = await reader.read();
-    if (done) throw new Error("the fake server exited before printing its URL");
-    text += value;
-  }
-  reader.releaseLock();
-  return {
-    url: text.trim().split("\n")[0],
-    close: () => child.kill(),
-  };
+async function startServer(): Promise<{ url: string; close(): Promise<void> }> {
+  const server = await startChildServer(projectPath("bench/fake_medjudge_server.ts"), [String(LATENCY_MS)]);
+  return { url: server.line, close: server.close };
 }
 
 const dir = await Deno.makeTempDir({ prefix: "medeval-bench-permedcqa-" });
@@ -102,7 +88,7 @@ Deno.bench({
         } s; ` +
         `peak RSS ${(peak / 2 ** 20).toFixed(0)} MiB`,
     );
-    server.close();
+    await server.close();
     await Deno.remove(out, { recursive: true });
   },
 });

@@ -1,6 +1,8 @@
 /**
  * A local OpenAI-compatible server for tests and benchmarks: deterministic answers, scripted latency and
- * faults (429 with Retry-After, 500, hang, malformed body). It listens on 127.0.0.1 only.
+ * faults (429 with Retry-After, 500, hang, malformed body), and the Batch API (`/v1/files`, `/v1/batches`):
+ * each line of a batch is answered by the same reply function as a chat completion once the batch's delay has
+ * passed, with optional scripted per-line failures and batch outcomes. It listens on 127.0.0.1 only.
  *
  * Run by hand: `deno run -A tests/fake_server.ts --port 8000 --latency 100`.
  * @module
@@ -61,6 +63,48 @@ export interface FakeServerOptions {
   headers?: (request: FakeRequestRecord) => Record<string, string>;
   /** Keep request bodies in {@linkcode FakeServer.requests} (default `true`; benchmarks turn it off). */
   keepBodies?: boolean;
+  /** How long a batch stays `in_progress` after it is created, in milliseconds (default 0). */
+  batchDelayMs?: number;
+  /** Decides per batch line whether it fails (`status` and `message` are used; the line goes to the error file). */
+  batchLineFault?: (line: FakeBatchLine) => FakeFault | undefined;
+  /** Decides per batch whether it ends `failed`, `expired` or `cancelled` instead of `completed` (no lines answered). */
+  batchOutcome?: (batch: FakeBatch) => "failed" | "expired" | "cancelled" | undefined;
+}
+
+/** One request line of a batch input file, as the fake processes it. */
+export interface FakeBatchLine {
+  /** The batch it belongs to. */
+  batchId: string;
+  /** Its `custom_id`. */
+  customId: string;
+  /** 0-based position in its file. */
+  index: number;
+  /** Its chat completion body. */
+  body: FakeChatBody;
+}
+
+/** A batch the fake created. */
+export interface FakeBatch {
+  /** Batch id, e.g. `batch_0`. */
+  id: string;
+  /** 0-based creation order. */
+  index: number;
+  /** The uploaded input file. */
+  inputFileId: string;
+  /** The `custom_id`s of its lines, in file order. */
+  customIds: string[];
+  /** The metadata it was created with. */
+  metadata: Record<string, string>;
+  /** `in_progress` until its delay has passed, then `completed` (or the scripted outcome). */
+  status: string;
+  /** Creation time, `Date.now()` milliseconds. */
+  createdAtMs: number;
+  /** Its output file, once completed. */
+  outputFileId?: string;
+  /** Its error file, once completed with failed lines. */
+  errorFileId?: string;
+  /** Lines answered and failed, once finished. */
+  counts: { total: number; completed: number; failed: number };
 }
 
 /** A running fake server. */
@@ -69,6 +113,10 @@ export interface FakeServer {
   url: string;
   /** Every request received so far. */
   requests: FakeRequestRecord[];
+  /** Every batch created so far, in creation order. */
+  batches: FakeBatch[];
+  /** Every `custom_id` of every batch created so far, in submission order (repeats included). */
+  submittedCustomIds: string[];
   /** Stops the server and waits until it has closed. */
   close(): Promise<void>;
 }
@@ -96,6 +144,7 @@ export function fakeEmbedding(text: string): number[] {
 export function startFakeServer(options: FakeServerOptions = {}): Promise<FakeServer> {
   const requests: FakeRequestRecord[] = [];
   const reply = options.reply ?? defaultFakeReply;
+  const batchApi = new FakeBatchApi(options, reply);
   const controller = new AbortController();
   const { promise: listening, resolve } = Promise.withResolvers<number>();
 
@@ -107,10 +156,14 @@ export function startFakeServer(options: FakeServerOptions = {}): Promise<FakeSe
       onListen: ({ port }) => resolve(port),
     },
     async (req) => {
-      const path = new URL(req.url).pathname;
-      let body: unknown = null;
+      const url = new URL(req.url);
+      const path = url.pathname;
+      const upload = isMultipart(req) ? await readUpload(req) : undefined;
+      let body: unknown = upload
+        ? { purpose: upload.purpose, filename: upload.filename, bytes: upload.bytes }
+        : null;
       try {
-        body = req.method === "POST" ? await req.json() : null;
+        if (!upload) body = req.method === "POST" ? await req.json() : null;
       } catch {
         body = null;
       }
@@ -151,6 +204,8 @@ export function startFakeServer(options: FakeServerOptions = {}): Promise<FakeSe
         );
       }
       if (fault?.malformed) return respond(200, '{"id": "x", "choices": [ {"message": ');
+      const batchAnswer = batchApi.route(req.method, path, body, upload, url.searchParams);
+      if (batchAnswer) return respond(batchAnswer.status, batchAnswer.payload, batchAnswer.headers);
       if (path.endsWith("/models")) {
         return respond(
           200,
@@ -196,11 +251,250 @@ export function startFakeServer(options: FakeServerOptions = {}): Promise<FakeSe
   return listening.then((port) => ({
     url: `http://127.0.0.1:${port}/v1`,
     requests,
+    batches: batchApi.batches,
+    submittedCustomIds: batchApi.submittedCustomIds,
     close: async () => {
       controller.abort();
       await server.finished;
     },
   }));
+}
+
+/** A file uploaded to the fake (`POST /v1/files`, multipart). */
+interface FakeUpload {
+  purpose: string;
+  filename: string;
+  bytes: number;
+  content: string;
+}
+
+function isMultipart(req: Request): boolean {
+  return req.method === "POST" && (req.headers.get("content-type") ?? "").startsWith("multipart/form-data");
+}
+
+async function readUpload(req: Request): Promise<FakeUpload | undefined> {
+  try {
+    const form = await req.formData();
+    const file = form.get("file");
+    if (!(file instanceof File)) return undefined;
+    const content = await file.text();
+    return { purpose: String(form.get("purpose") ?? ""), filename: file.name, bytes: file.size, content };
+  } catch {
+    return undefined;
+  }
+}
+
+/** An answer of the Batch API routes: status, JSON or JSONL text, extra headers. */
+interface RouteAnswer {
+  status: number;
+  payload: string;
+  headers?: Record<string, string>;
+}
+
+function errorAnswer(status: number, message: string): RouteAnswer {
+  return { status, payload: JSON.stringify({ error: { message, type: "invalid_request_error" } }) };
+}
+
+/** The fake's `/v1/files` and `/v1/batches`: uploaded files, batches, and their processing on retrieval. */
+class FakeBatchApi {
+  readonly batches: FakeBatch[] = [];
+  readonly submittedCustomIds: string[] = [];
+  readonly #files = new Map<string, FakeUpload & { id: string; createdAt: number }>();
+  readonly #lines = new Map<string, FakeBatchLine[]>();
+
+  constructor(readonly options: FakeServerOptions, readonly reply: (body: FakeChatBody) => string) {}
+
+  /** Answers a Batch API request, or returns `undefined` for paths it does not serve. */
+  route(
+    method: string,
+    path: string,
+    body: unknown,
+    upload: FakeUpload | undefined,
+    query: URLSearchParams,
+  ): RouteAnswer | undefined {
+    const files = path.match(/\/files(?:\/([^/]+))?(\/content)?$/);
+    if (files) {
+      if (method === "POST" && !files[1]) return this.#upload(upload);
+      const file = files[1] ? this.#files.get(files[1]) : undefined;
+      if (!file) return errorAnswer(404, `no file ${files[1] ?? ""}`);
+      if (files[2]) {
+        return { status: 200, payload: file.content, headers: { "content-type": "application/jsonl" } };
+      }
+      return { status: 200, payload: JSON.stringify(fileObject(file)) };
+    }
+    const batches = path.match(/\/batches(?:\/([^/]+))?(\/cancel)?$/);
+    if (!batches) return undefined;
+    if (method === "POST" && !batches[1]) return this.#create(body);
+    if (method === "GET" && !batches[1]) return this.#list(query);
+    const batch = this.batches.find((b) => b.id === batches[1]);
+    if (!batch) return errorAnswer(404, `no batch ${batches[1]}`);
+    if (batches[2] && batch.status === "in_progress") batch.status = "cancelled";
+    this.#refresh(batch);
+    return { status: 200, payload: JSON.stringify(batchObject(batch)) };
+  }
+
+  #upload(upload: FakeUpload | undefined): RouteAnswer {
+    if (!upload) return errorAnswer(400, "expected a multipart upload with a file");
+    if (upload.purpose !== "batch") return errorAnswer(400, `purpose must be batch, got ${upload.purpose}`);
+    return { status: 200, payload: JSON.stringify(fileObject(this.#addFile(upload))) };
+  }
+
+  #addFile(upload: FakeUpload): FakeUpload & { id: string; createdAt: number } {
+    const file = { ...upload, id: `file-${this.#files.size}`, createdAt: Math.floor(Date.now() / 1000) };
+    this.#files.set(file.id, file);
+    return file;
+  }
+
+  #create(body: unknown): RouteAnswer {
+    const params = body as
+      | { input_file_id?: string; endpoint?: string; metadata?: Record<string, string> }
+      | null;
+    const file = params?.input_file_id ? this.#files.get(params.input_file_id) : undefined;
+    if (!file) return errorAnswer(400, `no input file ${params?.input_file_id}`);
+    if (params!.endpoint !== "/v1/chat/completions") return errorAnswer(400, `unsupported endpoint`);
+    const id = `batch_${this.batches.length}`;
+    const lines: FakeBatchLine[] = [];
+    for (const [index, raw] of file.content.split("\n").filter((l) => l.trim()).entries()) {
+      let line: { custom_id?: string; method?: string; url?: string; body?: FakeChatBody };
+      try {
+        line = JSON.parse(raw);
+      } catch {
+        return errorAnswer(400, `line ${index + 1} is not JSON`);
+      }
+      if (!line.custom_id || line.method !== "POST" || line.url !== params!.endpoint || !line.body) {
+        return errorAnswer(
+          400,
+          `line ${index + 1} is not a POST ${params!.endpoint} request with a custom_id`,
+        );
+      }
+      lines.push({ batchId: id, customId: line.custom_id, index, body: line.body });
+    }
+    const customIds = lines.map((l) => l.customId);
+    if (new Set(customIds).size !== customIds.length) {
+      return errorAnswer(400, "custom_id repeated in the file");
+    }
+    const batch: FakeBatch = {
+      id,
+      index: this.batches.length,
+      inputFileId: file.id,
+      customIds,
+      metadata: params!.metadata ?? {},
+      status: "in_progress",
+      createdAtMs: Date.now(),
+      counts: { total: lines.length, completed: 0, failed: 0 },
+    };
+    this.batches.push(batch);
+    this.submittedCustomIds.push(...customIds);
+    this.#lines.set(id, lines);
+    this.#refresh(batch);
+    return { status: 200, payload: JSON.stringify(batchObject(batch)) };
+  }
+
+  #list(query: URLSearchParams): RouteAnswer {
+    const limit = Number(query.get("limit") ?? 20);
+    const newest = [...this.batches].reverse();
+    const after = query.get("after");
+    const start = after ? newest.findIndex((b) => b.id === after) + 1 : 0;
+    const page = newest.slice(start, start + limit);
+    page.forEach((b) => this.#refresh(b));
+    return {
+      status: 200,
+      payload: JSON.stringify({
+        object: "list",
+        data: page.map(batchObject),
+        first_id: page[0]?.id ?? null,
+        last_id: page.at(-1)?.id ?? null,
+        has_more: start + limit < newest.length,
+      }),
+    };
+  }
+
+  /** Finishes a batch whose delay has passed: answers every line, writes the output and error files. */
+  #refresh(batch: FakeBatch): void {
+    if (batch.status !== "in_progress") return;
+    if (Date.now() < batch.createdAtMs + (this.options.batchDelayMs ?? 0)) return;
+    const outcome = this.options.batchOutcome?.(batch);
+    if (outcome) {
+      batch.status = outcome;
+      return;
+    }
+    const output: string[] = [];
+    const errors: string[] = [];
+    for (const line of this.#lines.get(batch.id) ?? []) {
+      const fault = this.options.batchLineFault?.(line);
+      if (fault?.status) {
+        const message = fault.message ?? `scripted fault ${fault.status}`;
+        errors.push(JSON.stringify({
+          id: `batch_req_${batch.id}_${line.index}`,
+          custom_id: line.customId,
+          response: { status_code: fault.status, body: { error: { message, type: "fake_error" } } },
+          error: null,
+        }));
+        continue;
+      }
+      output.push(JSON.stringify({
+        id: `batch_req_${batch.id}_${line.index}`,
+        custom_id: line.customId,
+        response: {
+          status_code: 200,
+          request_id: `req_${batch.id}_${line.index}`,
+          body: {
+            id: `chatcmpl-${batch.id}-${line.index}`,
+            object: "chat.completion",
+            created: 0,
+            model: line.body.model,
+            choices: [{
+              index: 0,
+              message: { role: "assistant", content: this.reply(line.body) },
+              finish_reason: "stop",
+            }],
+            usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 },
+          },
+        },
+        error: null,
+      }));
+    }
+    const file = (lines: string[], kind: string) =>
+      this.#addFile({
+        purpose: "batch_output",
+        filename: `${batch.id}_${kind}.jsonl`,
+        bytes: 0,
+        content: lines.map((l) => `${l}\n`).join(""),
+      }).id;
+    batch.outputFileId = output.length ? file(output, "output") : undefined;
+    batch.errorFileId = errors.length ? file(errors, "error") : undefined;
+    batch.counts = { total: output.length + errors.length, completed: output.length, failed: errors.length };
+    batch.status = "completed";
+  }
+}
+
+function fileObject(file: FakeUpload & { id: string; createdAt: number }): Record<string, unknown> {
+  return {
+    id: file.id,
+    object: "file",
+    bytes: file.bytes || new TextEncoder().encode(file.content).length,
+    created_at: file.createdAt,
+    filename: file.filename,
+    purpose: file.purpose,
+    status: "processed",
+  };
+}
+
+function batchObject(batch: FakeBatch): Record<string, unknown> {
+  return {
+    id: batch.id,
+    object: "batch",
+    endpoint: "/v1/chat/completions",
+    errors: null,
+    input_file_id: batch.inputFileId,
+    completion_window: "24h",
+    status: batch.status,
+    output_file_id: batch.outputFileId ?? null,
+    error_file_id: batch.errorFileId ?? null,
+    created_at: Math.floor(batch.createdAtMs / 1000),
+    request_counts: batch.counts,
+    metadata: batch.metadata,
+  };
 }
 
 function abortableDelay(ms: number, signal: AbortSignal): Promise<void> {

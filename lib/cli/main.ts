@@ -1,5 +1,5 @@
 /**
- * The `medeval` command line: `eval`, `reproduce`, `download`, `import-ratings`, `collect`, `tag`, `irt`. Bad settings and bad input end with one line
+ * The `medeval` command line: `eval`, `reproduce`, `download`, `import-ratings`, `collect`, `merge`, `tag`, `irt`. Bad settings and bad input end with one line
  * on standard error and exit code 2; an incomplete run (calls that failed for good) with exit code 1.
  * @module
  */
@@ -17,6 +17,7 @@ import { downloadDataset, DOWNLOADS } from "./download.ts";
 import { reproduce, reproduceEnv } from "./reproduce.ts";
 import { collectCommand, importRatingsCommand, RUNS_USAGE } from "./runs.ts";
 import { IRT_USAGE, irtCommand } from "./irt.ts";
+import { MERGE_USAGE, mergeCommand } from "./merge.ts";
 
 /** Usage of `deno task eval`, generated from the option table; for one benchmark when `benchmark` is given. */
 async function evalUsage(benchmark?: string): Promise<string> {
@@ -49,6 +50,7 @@ const USAGE = `usage:
       (or MEDEVAL_MODELS, MEDEVAL_JUDGE_MODEL, MEDEVAL_REPHRASER_MODEL, OPENAI_BASE_URL, MEDEVAL_LIMIT,
        MEDEVAL_DATA_DIR; with a rephraser, real models also get MedGPTEval's robustness sets A-E)
   deno task download <benchmark>
+${MERGE_USAGE}
 ${RUNS_USAGE}
 ${TAG_USAGE}
 ${IRT_USAGE}
@@ -134,7 +136,21 @@ async function evalCommand(args: string[]): Promise<number> {
       `  ${role} calls: ${stats.sent} sent, ${stats.cached} from the run store, ${stats.retries} retries`,
     );
   }
+  for (const row of result.summary.usage ?? []) {
+    const cost = row.cost === null ? "no price" : `${row.cost.toFixed(4)} ${row.currency}`;
+    console.log(
+      `  ${row.role} ${row.model}${
+        row.batch ? " (batch)" : ""
+      }: ${row.calls} calls, ${row.prompt_tokens} prompt + ${row.completion_tokens} completion tokens, ${cost}`,
+    );
+  }
   console.log(`  outputs: ${result.out}`);
+  if (result.stopped) {
+    console.error(
+      `stopped: ${result.stopped}; the summary covers the samples asked so far; rerun with --resume and a higher limit to finish`,
+    );
+    return 1;
+  }
   if (result.failures > 0) {
     console.error(
       `error: ${result.failures} answers/scores failed for good; rerun the same command with --resume to retry only those`,
@@ -185,6 +201,8 @@ async function main(args: string[]): Promise<number> {
       return await importRatingsCommand(rest);
     case "collect":
       return await collectCommand(rest);
+    case "merge":
+      return await mergeCommand(rest);
     case "tag":
       return await tagCommand(rest);
     case "irt":

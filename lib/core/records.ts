@@ -32,6 +32,8 @@ export interface StoredCall {
    * (`batch:<id>`). `null`/absent for single endpoints and offline stand-ins.
    */
   endpoint?: string | null;
+  /** The condition whose sample first needed it (cost accounting); absent in stores of earlier versions. */
+  condition?: string | null;
 }
 
 /** The answer of the model under test to one sample in one condition. */

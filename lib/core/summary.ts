@@ -39,6 +39,24 @@ export const EstimateSchema = z.object({
   n: z.number().int().min(0),
 });
 
+/** zod schema of one row of a summary's token and cost accounting. */
+export const UsageRowSchema = z.object({
+  role: z.string(),
+  model: z.string(),
+  batch: z.boolean(),
+  calls: z.number().int().min(0),
+  prompt_tokens: z.number().int().min(0),
+  completion_tokens: z.number().int().min(0),
+  /** Calls whose server reported no token usage (not counted in the tokens). */
+  calls_without_usage: z.number().int().min(0),
+  /** Cost in `currency`; `null` when the model has no price. */
+  cost: z.number().nullable(),
+  currency: z.string(),
+});
+
+/** One row of a summary's token and cost accounting (calls of one role and model in one condition). */
+export type UsageRow = z.infer<typeof UsageRowSchema>;
+
 /** zod schema of `summary.json`. Rates are fractions in [0, 1]. */
 export const SummarySchema = z.object({
   benchmark: z.string(),
@@ -55,6 +73,8 @@ export const SummarySchema = z.object({
   notes: z.array(z.string()),
   juries: z.array(z.lazy(() => JurySchema)).optional(),
   agreement: z.array(z.lazy(() => RaterAgreementSchema)).optional(),
+  /** Tokens and cost of the calls this condition made, by role and model. */
+  usage: z.array(UsageRowSchema).optional(),
 });
 
 /** The content of `summary.json`. */

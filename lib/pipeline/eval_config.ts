@@ -30,8 +30,24 @@ export interface EvalConfig {
   split?: string;
   /** Evaluate at most this many samples (whole conversations, in file order). */
   limit?: number;
-  /** Model requests in flight (default 8). */
+  /** Evaluate only shard `I/N` of the run (after `limit`): conversations split by a stable hash of their id. */
+  shard?: string;
+  /** Model requests in flight (default 8), per base URL. */
   concurrency?: number;
+  /** Model requests per minute, per base URL. */
+  rpm?: number;
+  /** Model tokens (prompt + max tokens) per minute, per base URL. */
+  tpm?: number;
+  /** Judge requests per minute, per judge and base URL. */
+  judgeRpm?: number;
+  /** Judge tokens (prompt + max tokens) per minute, per judge and base URL. */
+  judgeTpm?: number;
+  /** Stop starting samples once the run's calls cost this much (price table's currency, USD shipped). */
+  maxCost?: number;
+  /** Stop starting samples once the run's calls used this many tokens. */
+  maxTokensTotal?: number;
+  /** Price file laid over `data/prices.json`. */
+  prices?: string;
   /** Judge requests in flight (default: `concurrency`). */
   judgeConcurrency?: number;
   /** Output directory. */
@@ -52,6 +68,10 @@ export interface EvalConfig {
   timeoutSeconds?: number;
   /** Retries per call (default 6). */
   maxRetries?: number;
+  /** Send model, judge and other chat calls through the Batch API of their base URLs (`--batch`). */
+  batch?: boolean;
+  /** How often batch mode checks its batches, in seconds (default 30). */
+  batchPollSeconds?: number;
   /** LLMEval-Med: CSV of human MTG ratings. */
   humanEval?: string;
   /** Name of the baseline condition (default `default`). */

@@ -1,7 +1,9 @@
 /**
  * The evaluation loop shared by every benchmark: conversations run concurrently, the turns of one
  * conversation in order (each with the conversation as the model actually saw it), and every answer is scored
- * as soon as it exists. All results go to the run store; nothing is kept that the store does not hold.
+ * as soon as it exists. At most `window` conversations are under way at once (enough to keep every role's
+ * requests in flight), so memory does not grow with the number of samples. All results go to the run store;
+ * nothing is kept that the store does not hold.
  * @module
  */
 import type { ChatMessage } from "../core/chat.ts";
@@ -9,6 +11,7 @@ import type { StoredScore } from "../core/records.ts";
 import { type Sample, toConversations } from "../core/sample.ts";
 import type { RunView, ScoreContext, ScoreInput, Scorer, Solver } from "../core/task.ts";
 import { redact } from "../providers/redact.ts";
+import { StopError } from "../providers/types.ts";
 import type { Progress } from "../report/progress.ts";
 import type { RunStore } from "../store/run_store.ts";
 import type { Roles } from "./roles.ts";
@@ -33,6 +36,13 @@ export interface EvaluateOptions {
   store: RunStore;
   /** Progress display (counts one unit per answer and one per score). */
   progress?: Progress;
+  /** Conversations under way at once (default: all). */
+  window?: number;
+  /**
+   * Asked before each conversation starts: a reason (e.g. a budget reached) stops the loop there; the
+   * conversations under way finish, the rest are left for a resumed run.
+   */
+  stop?: () => string | undefined;
 }
 
 /** Counts of what {@linkcode evaluate} could not finish; a later `--resume` retries exactly these. */
@@ -41,6 +51,10 @@ export interface EvaluateResult {
   answerErrors: number;
   /** Scores that could not be computed because a call failed for good (not judge errors). */
   scoreFailures: number;
+  /** Samples not asked because the run had to stop (0 for a run that went through). */
+  notStarted: number;
+  /** Why the loop stopped early, if it did. */
+  stopped?: string;
 }
 
 /** Returns the progress units of one scorer on one sample's answer (e.g. judge runs × judges). */
@@ -72,16 +86,16 @@ export function progressUnits(
 
 /** Runs every sample through the solver and the scorers, writing outputs and scores to the store. */
 export async function evaluate(options: EvaluateOptions): Promise<EvaluateResult> {
-  const result: EvaluateResult = { answerErrors: 0, scoreFailures: 0 };
-  const scoring: Promise<void>[] = [];
+  const result: EvaluateResult = { answerErrors: 0, scoreFailures: 0, notStarted: 0 };
   const { progress, store, condition, roles, judgeRuns } = options;
   const unitCtx = { judgeRuns, members: (role: string) => roles.members(role) };
 
   const runConversation = async (turns: Sample[]) => {
     const history: ChatMessage[] = [];
+    const scoring: Promise<void>[] = [];
     for (let i = 0; i < turns.length; i++) {
       const sample = turns[i];
-      const ctx = roles.context(sample, judgeRuns, options.auxiliary);
+      const ctx = roles.context(sample, judgeRuns, options.auxiliary, condition);
       try {
         const solved = await options.solver.solve({ sample, history: [...history] }, ctx);
         store.putOutput({
@@ -103,6 +117,14 @@ export async function evaluate(options: EvaluateOptions): Promise<EvaluateResult
           ),
         );
       } catch (err) {
+        if (err instanceof StopError) {
+          // Not a failure: the run stops here and a resumed run asks this turn and the later ones.
+          result.stopped ??= err.reason;
+          const skipped = turns.slice(i);
+          result.notStarted += skipped.length;
+          progress?.tick(skipped.reduce((sum, s) => sum + sampleUnits(s, options.scorers, unitCtx), 0));
+          break;
+        }
         const message = redact(err instanceof Error ? err.message : String(err));
         // This turn and every later turn of the conversation cannot be answered: they need this answer.
         for (const [j, later] of turns.slice(i).entries()) {
@@ -112,13 +134,27 @@ export async function evaluate(options: EvaluateOptions): Promise<EvaluateResult
         const skipped = turns.slice(i);
         result.answerErrors += skipped.length;
         progress?.tick(skipped.reduce((sum, s) => sum + sampleUnits(s, options.scorers, unitCtx), 0), true);
-        return;
+        break;
       }
     }
+    await Promise.all(scoring);
   };
 
-  await Promise.all(toConversations(options.samples).map(runConversation));
-  await Promise.all(scoring);
+  const conversations = toConversations(options.samples);
+  let next = 0;
+  const worker = async () => {
+    while (next < conversations.length && result.stopped === undefined) {
+      const reason = options.stop?.();
+      if (reason !== undefined) {
+        result.stopped = reason;
+        break;
+      }
+      await runConversation(conversations[next++]);
+    }
+  };
+  const workers = Math.max(1, Math.min(options.window ?? conversations.length, conversations.length));
+  await Promise.all(Array.from({ length: workers }, worker));
+  for (const turns of conversations.slice(next)) result.notStarted += turns.length;
   return result;
 }
 
@@ -143,6 +179,11 @@ async function scoreAnswer(
       options.progress?.tick(values.length);
     } catch (err) {
       const units = scorerUnits(scorer, ctx, sample);
+      if (err instanceof StopError) {
+        result.stopped ??= err.reason;
+        options.progress?.tick(units);
+        continue;
+      }
       result.scoreFailures += units;
       options.store.logEvent("score_failed", {
         sample: sample.id,

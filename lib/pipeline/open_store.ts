@@ -10,6 +10,7 @@ import { codeVersion } from "../core/version.ts";
 import { storeRatings } from "../store/import_ratings.ts";
 import { RunStore } from "../store/run_store.ts";
 import { conditionIdentity, type EvalPlan } from "./plan.ts";
+import { runConfigRecord, type Shard, shardLabel } from "./shard.ts";
 
 function checkSame(storePath: string, what: string, stored: unknown, current: unknown): void {
   if (hashValue(stored) !== hashValue(current)) {
@@ -17,6 +18,16 @@ function checkSame(storePath: string, what: string, stored: unknown, current: un
       `cannot resume ${storePath}: "${what}" differs from the stored run (${JSON.stringify(stored)} vs ${
         JSON.stringify(current)
       })`,
+    );
+  }
+}
+
+/** A resumed run must be the same shard of the same split as the stored one (and a whole run stays whole). */
+function checkShard(storePath: string, stored: Shard | undefined, current: Shard | undefined): void {
+  const what = (shard?: Shard) => shard ? `shard ${shardLabel(shard)}` : "a whole run (no --shard)";
+  if (stored?.index !== current?.index || stored?.count !== current?.count) {
+    throw new ConfigError(
+      `cannot resume ${storePath}: it holds ${what(stored)}, not ${what(current)} (--shard)`,
     );
   }
 }
@@ -33,6 +44,7 @@ export async function openRunStore(plan: EvalPlan): Promise<RunStore> {
     if (previous) {
       const old = previous.identity as Record<string, unknown>;
       for (const [key, value] of Object.entries(identity)) checkSame(storePath, key, old?.[key], value);
+      checkShard(storePath, previous.shard as Shard | undefined, plan.shard);
     }
     for (const { condition } of plan.conditions) {
       const key = `condition:${condition.name}`;
@@ -51,7 +63,8 @@ export async function openRunStore(plan: EvalPlan): Promise<RunStore> {
         judge: judges.length === 0
           ? null
           : { label: plan.judges.join(" + "), offline: judges.some((j) => j.offline) },
-        data: { path: plan.dataPath, sha256: identity.data_sha256, samples: samples.length },
+        data: { path: plan.dataPath, sha256: identity.data_sha256, samples: plan.allSamples.length },
+        ...(plan.shard ? { shard: plan.shard } : {}),
         ...(plan.auxiliary.size
           ? {
             auxiliary: Object.fromEntries(
@@ -70,6 +83,8 @@ export async function openRunStore(plan: EvalPlan): Promise<RunStore> {
       const key = `condition:${condition.name}`;
       if (!(key in stored)) store.setManifest({ [key]: conditionIdentity(condition, task, plan.robustness) });
     }
+    // The settings, so that `deno task merge` can plan the whole run of a set of shards again.
+    if (!("config" in stored)) store.setManifest({ config: runConfigRecord(config) });
     store.putSamples(samples);
     if (plan.ratings) {
       const { scorer, spec, file } = plan.ratings;

@@ -32,8 +32,10 @@ import { findChromium } from "../report/chromium.ts";
 import { type RatingsFile, readRatings } from "../store/import_ratings.ts";
 import type { EvalConfig } from "./eval_config.ts";
 import { checkEvalOptions } from "./eval_options.ts";
+import { parseShard, type Shard, shardCondition, shardSamples } from "./shard.ts";
 import { namedSettings, planRoles, requireEnv } from "./plan_roles.ts";
 import type { RolePlan } from "./roles.ts";
+import { loadPrices, priceOf, type PriceTable } from "../providers/prices.ts";
 
 /** Returns the first conversations of `samples` in file order holding at most `limit` samples (≥ 1 conversation). */
 export function limitSamples(samples: readonly Sample[], limit?: number): Sample[] {
@@ -176,8 +178,12 @@ export interface EvalPlan {
   task: Task;
   /** Data file read. */
   dataPath: string;
-  /** The samples to evaluate (after `limit`), validated. */
+  /** The samples to evaluate (after `limit`; one shard's with `--shard`), validated. */
   samples: Sample[];
+  /** Every sample of the run: `samples` unless the run is sharded (what scorers prepare on, in the same order). */
+  allSamples: Sample[];
+  /** The shard of the run this plan evaluates (`--shard`); absent for a whole run. */
+  shard?: Shard;
   /** The baseline first, then each ablation, each with its samples as the model will see them. */
   conditions: { condition: Condition; applied: AppliedCondition }[];
   /** Seed of the perturbations, as recorded in notes. */
@@ -204,6 +210,8 @@ export interface EvalPlan {
   identity: ReturnType<typeof runIdentity>;
   /** Path of the run store. */
   storePath: string;
+  /** Token prices for cost accounting and `--max-cost` (the shipped table, `--prices` laid over it). */
+  prices: PriceTable;
 }
 
 /** A data file read, validated and hashed once, for any number of runs over it. */
@@ -277,9 +285,12 @@ export async function planEval(config: EvalConfig, data?: EvalData): Promise<Eva
   const perturbSeed = String(config.perturbSeed ?? 0);
   const robustness = planRobustness(config, task, perturbSeed);
   const kept = limitSamples(loaded.samples, config.limit);
-  const samples = robustness
+  const allSamples = robustness
     ? [...kept, ...robustnessSamples(task.robustness!.sources(kept), robustness)]
     : kept;
+  // A shard asks only its own conversations; everything measured over the run still uses `allSamples`.
+  const shard = config.shard === undefined ? undefined : parseShard(config.shard);
+  const samples = shard ? shardSamples(allSamples, shard) : allSamples;
   const conditions = [
     baselineCondition(config.condition ?? "default"),
     ...(config.ablations ?? []).map((a) => parseAblation(a, perturbSeed)),
@@ -287,11 +298,11 @@ export async function planEval(config: EvalConfig, data?: EvalData): Promise<Eva
   if (new Set(conditions.map((c) => c.name)).size !== conditions.length) {
     throw new ConfigError(`--ablation: conditions repeat: ${conditions.map((c) => c.name).join(", ")}`);
   }
-  const applied = conditions.map((condition) => ({ condition, applied: applyCondition(condition, samples) }));
-  for (const { condition, applied: a } of applied) {
-    if (condition.kind === "perturb" && a.notApplicable === samples.length) {
+  const whole = conditions.map((c) => ({ condition: c, applied: applyCondition(c, allSamples) }));
+  for (const { condition, applied: a } of whole) {
+    if (condition.kind === "perturb" && a.notApplicable === allSamples.length) {
       throw new ConfigError(
-        `--ablation ${condition.name}: changes none of the ${samples.length} ${task.name} samples` +
+        `--ablation ${condition.name}: changes none of the ${allSamples.length} ${task.name} samples` +
           (condition.perturb!.kind === "nota" ? " (it applies to single-answer choice items)" : ""),
       );
     }
@@ -304,7 +315,8 @@ export async function planEval(config: EvalConfig, data?: EvalData): Promise<Eva
     ...(config.seed !== undefined ? { seed: config.seed } : {}),
   };
   const solvers = conditions.map((c) => conditionSolver(c, task, robustness));
-  const { plans: roles, judges } = planRoles(config, task, solvers, samples, generation);
+  const applied = shard ? whole.map((c) => ({ ...c, applied: shardCondition(c.applied, samples) })) : whole;
+  const { plans: roles, judges } = planRoles(config, task, solvers, allSamples, generation);
   const needed = new Set(solvers.flatMap((solver) => solver.auxiliary ?? []));
   const auxiliary = await loadAuxiliary(task, config, loaded, needed);
   let ratings: EvalPlan["ratings"];
@@ -312,16 +324,19 @@ export async function planEval(config: EvalConfig, data?: EvalData): Promise<Eva
     const [scorer, spec] = humanEvalScorer(task);
     const file = readRatings(await readBytes(config.humanEval), config.humanEval, spec, {
       defaultRater: "human-eval",
-      sampleIds: new Set(samples.map((s) => s.id)),
+      sampleIds: new Set(allSamples.map((s) => s.id)),
     });
-    ratings = { scorer, spec, file };
+    // A shard stores the ratings of its own samples only.
+    const own = new Set(samples.map((s) => s.id));
+    const stored = shard ? { ...file, ratings: file.ratings.filter((r) => own.has(r.sampleId)) } : file;
+    ratings = { scorer, spec, file: stored };
   }
   const identity = runIdentity(
     config,
     task,
     { generation, judgeRuns, judges, roles, auxiliary },
     loaded.sha256,
-    samples.length,
+    allSamples.length,
     robustness,
   );
   const storePath = `${config.out}/run.sqlite`;
@@ -334,6 +349,8 @@ export async function planEval(config: EvalConfig, data?: EvalData): Promise<Eva
       `--out: ${storePath} already holds a run: pass --resume to continue it, or choose another --out`,
     );
   }
+  const prices = await loadPrices(config.prices);
+  if (config.maxCost !== undefined) checkPriced(roles, prices);
   if (config.renderFigures ?? true) findChromium();
   const retry = {
     ...DEFAULT_RETRY_POLICY,
@@ -345,6 +362,8 @@ export async function planEval(config: EvalConfig, data?: EvalData): Promise<Eva
     task,
     dataPath: loaded.path,
     samples,
+    allSamples,
+    shard,
     conditions: applied,
     perturbSeed,
     robustness,
@@ -358,5 +377,18 @@ export async function planEval(config: EvalConfig, data?: EvalData): Promise<Eva
     ratings,
     identity,
     storePath,
+    prices,
   };
+}
+
+/** `--max-cost` needs a price for every model that calls an API: an unpriced one would spend unseen. */
+function checkPriced(roles: readonly RolePlan[], prices: PriceTable): void {
+  for (const role of roles) {
+    for (const provider of role.providers) {
+      if (provider.offline || priceOf(prices, provider.model)) continue;
+      throw new ConfigError(
+        `--max-cost: no price for ${role.name} model "${provider.model}": add it to a price file (layout of data/prices.json) and pass --prices FILE, or limit tokens with --max-tokens-total`,
+      );
+    }
+  }
 }

@@ -11,6 +11,7 @@ import { ConfigError } from "../core/errors.ts";
 import type { Sample } from "../core/sample.ts";
 import type { Solver, Task } from "../core/task.ts";
 import { createProvider, OFFLINE_JUDGES, OFFLINE_ROLES } from "../providers/factory.ts";
+import { batchRoleProviders } from "../providers/batch.ts";
 import type { ChatProvider } from "../providers/types.ts";
 import type { RolePlan } from "./roles.ts";
 import type { EvalConfig } from "./eval_config.ts";
@@ -139,6 +140,8 @@ function planJudges(config: EvalConfig, task: Task): RolePlan | undefined {
       apiKeyEnv,
       timeoutMs: timeoutMs(config),
       concurrency: config.judgeConcurrency ?? config.concurrency ?? 8,
+      rpm: config.judgeRpm,
+      tpm: config.judgeTpm,
       offline,
     })
   );
@@ -232,6 +235,8 @@ export function planRoles(
     apiKeyEnv: config.apiKeyEnv,
     timeoutMs: timeoutMs(config),
     concurrency: config.concurrency,
+    rpm: config.rpm,
+    tpm: config.tpm,
     who: "--model",
   }, corpus);
   const plans: RolePlan[] = [
@@ -241,5 +246,6 @@ export function planRoles(
   ];
   const embed = planEmbed(config);
   if (embed) plans.push(embed);
+  if (config.batch) batchRoleProviders(plans, { pollMs: (config.batchPollSeconds ?? 30) * 1000 });
   return { plans, judges: judge ? judge.providers.map((p) => p.label) : [] };
 }

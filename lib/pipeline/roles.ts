@@ -7,10 +7,12 @@
 import { GENERATION_KEYS, type GenerationParams } from "../core/chat.ts";
 import type { Sample } from "../core/sample.ts";
 import type { RoleMember, RoleRequest, ScoreContext, SolveContext } from "../core/task.ts";
-import { Caller, type CallerStats } from "../providers/caller.ts";
+import { Caller, type CallerHooks, type CallerStats } from "../providers/caller.ts";
 import type { RetryPolicy } from "../providers/retry.ts";
 import type { ChatProvider, ChatRequest } from "../providers/types.ts";
 import type { Progress } from "../report/progress.ts";
+import type { Budget } from "../providers/spend.ts";
+import type { StoredCall } from "../core/records.ts";
 import type { RunStore } from "../store/run_store.ts";
 
 /** A role as planned: its providers (several for a jury) and its default generation parameters. */
@@ -35,12 +37,30 @@ export class Roles {
   readonly #callers = new Map<string, Caller[]>();
   readonly #defaults = new Map<string, GenerationParams>();
 
-  /** Opens one caller per provider of every planned role over `store`. */
-  constructor(plans: readonly RolePlan[], store: RunStore, retry: RetryPolicy, progress?: Progress) {
+  /**
+   * Opens one caller per provider of every planned role over `store`; every call sent is added to `budget`
+   * (when given) and its totals shown by `progress`.
+   */
+  constructor(
+    plans: readonly RolePlan[],
+    store: RunStore,
+    retry: RetryPolicy,
+    progress?: Progress,
+    budget?: Budget,
+  ) {
+    const hooks: CallerHooks = budget
+      ? {
+        onSent: (call: StoredCall) => {
+          budget.addCall(call);
+          progress?.spent(budget.tokens, budget.unpriced.length ? null : budget.cost, budget.prices.currency);
+        },
+        stop: () => budget.exceeded(),
+      }
+      : {};
     for (const plan of plans) {
       this.#callers.set(
         plan.name,
-        plan.providers.map((p) => new Caller(p, store, plan.name, retry, progress)),
+        plan.providers.map((p) => new Caller(p, store, plan.name, retry, progress, hooks)),
       );
       this.#defaults.set(plan.name, plan.defaults);
     }
@@ -54,6 +74,13 @@ export class Roles {
   /** Returns the models serving `role`; throws when it is not configured. */
   members(role: string): readonly RoleMember[] {
     return this.#callersOf(role).map((c) => c.provider);
+  }
+
+  /** Returns how many requests the run's roles can have in flight at once (their providers' limits summed). */
+  capacity(): number {
+    let sum = 0;
+    for (const callers of this.#callers.values()) for (const c of callers) sum += c.provider.concurrency;
+    return sum;
   }
 
   /** Returns the calls answered from the store, sent and retried, per role (summed over its models). */
@@ -72,11 +99,12 @@ export class Roles {
     return out;
   }
 
-  /** Returns the context solvers and scorers get for `sample`. */
+  /** Returns the context solvers and scorers get for `sample` (in `condition`, recorded with the calls sent). */
   context(
     sample: Sample,
     judgeRuns: number,
     auxiliary: ReadonlyMap<string, readonly Sample[]>,
+    condition?: string,
   ): SolveContext & ScoreContext {
     return {
       judgeRuns,
@@ -99,7 +127,7 @@ export class Roles {
           sample: request.sample ?? sample,
           ...(request.answer !== undefined ? { answer: request.answer } : {}),
         };
-        const { call, cached } = await caller.call(chat, request.repeat ?? 0);
+        const { call, cached } = await caller.call(chat, request.repeat ?? 0, condition);
         return { text: call.text, callKey: call.key, cached, sent: request.messages };
       },
       embed: (texts) => {

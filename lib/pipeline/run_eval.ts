@@ -11,6 +11,7 @@ import type { Sample } from "../core/sample.ts";
 import { isJudgeScorer } from "../judges/judge_scorer.ts";
 import { juryReport } from "../judges/jury.ts";
 import type { CallerStats } from "../providers/caller.ts";
+import { attachBatchProviders } from "../providers/batch.ts";
 import { Progress } from "../report/progress.ts";
 import { evaluate, progressUnits, readRunView } from "./evaluate.ts";
 import { openRunStore } from "./open_store.ts";
@@ -18,6 +19,9 @@ import { type EvalPlan, planEval } from "./plan.ts";
 import { type EvalConfig } from "./eval_config.ts";
 import { Roles } from "./roles.ts";
 import { conditionNote, conditionSolver } from "../ablations/condition.ts";
+import type { RunStore } from "../store/run_store.ts";
+import { Budget, usageRows } from "../providers/spend.ts";
+import { shardNote } from "./shard.ts";
 import { type ConditionResult, writeRunOutputs } from "./write_outputs.ts";
 
 /** What a finished run returns. */
@@ -32,6 +36,8 @@ export interface EvalResult {
   out: string;
   /** Answers that failed for good plus scores whose calls failed for good (0 = complete run). */
   failures: number;
+  /** Why the run stopped before asking every sample (a spending limit), if it did. */
+  stopped?: string;
   /** Calls answered from the store, sent, retried and failed, by role. */
   calls: Record<string, CallerStats>;
   /** The samples evaluated (after `limit`), as loaded and validated. */
@@ -46,7 +52,7 @@ export async function runEval(config: EvalConfig): Promise<EvalResult> {
 /** Returns the note a perturbed condition's summary carries. */
 function perturbationNote(entry: EvalPlan["conditions"][number], plan: EvalPlan): string {
   const { condition, applied } = entry;
-  const n = plan.samples.length;
+  const n = plan.allSamples.length;
   return condition.perturb!.kind === "nota"
     ? `perturbation ${condition.name}: correct option replaced by "none of the above" in ${
       n - applied.notApplicable
@@ -58,6 +64,55 @@ function perturbationNote(entry: EvalPlan["conditions"][number], plan: EvalPlan)
     }%), seed ${plan.perturbSeed}`;
 }
 
+/**
+ * Returns how many conversations run at once: twice the requests the roles can have in flight, so every role
+ * stays busy while answers are scored, without holding the whole sample set in flight.
+ */
+export function evaluationWindow(roles: Roles): number {
+  return Math.max(16, 2 * roles.capacity());
+}
+
+/**
+ * Aggregates one condition of a run from its store (what `executeEval` and `deno task merge` write): rows and
+ * summary, with juries and notes; a shard's summary says that it is one shard's.
+ */
+export function conditionResult(
+  plan: EvalPlan,
+  store: RunStore,
+  entry: EvalPlan["conditions"][number],
+): ConditionResult {
+  const { task, judgeRuns } = plan;
+  const { condition, applied } = entry;
+  const members = (role: string) => plan.roles.find((r) => r.name === role)?.providers ?? [];
+  const [model] = plan.roles[0].providers;
+  const labels: RunLabels = {
+    benchmark: task.name,
+    model: model.offline ? model.model : model.label,
+    judge: plan.judges.length ? plan.judges.join(" + ") : null,
+    condition: condition.name,
+    offline: plan.roles.some((r) => r.providers.some((p) => p.offline)),
+    judgeRuns,
+  };
+  const view = readRunView(store, condition.name);
+  const rows = task.rows(view, labels);
+  const summary = task.aggregate(rows, view, labels);
+  const juries = task.scorers.filter(isJudgeScorer).map((s) =>
+    juryReport(view, s.name, s.spec, judgeRuns, `${task.name}:${condition.name}`)
+  ).filter((j) => j !== undefined);
+  if (juries.length) summary.juries = juries;
+  if (applied.achievedRate !== null) summary.notes.push(perturbationNote(entry, plan));
+  const note = conditionNote(condition, task, (role) => members(role).map((m) => m.label).join(" + "));
+  if (note) summary.notes.push(note);
+  summary.usage = usageRows(
+    store.usageTotals(),
+    plan.prices,
+    condition.name,
+    plan.conditions[0].condition.name,
+  );
+  if (plan.shard) summary.notes.push(shardNote(plan.shard, plan.samples.length, plan.allSamples.length));
+  return { condition, summary, rows, samples: applied.samples };
+}
+
 /** Carries out a checked plan: opens (or resumes) the run store, runs every condition, writes the outputs. */
 export async function executeEval(plan: EvalPlan): Promise<EvalResult> {
   const { config, task, samples, judgeRuns } = plan;
@@ -65,14 +120,18 @@ export async function executeEval(plan: EvalPlan): Promise<EvalResult> {
   try {
     const members = (role: string) => plan.roles.find((r) => r.name === role)?.providers ?? [];
     const units = progressUnits(samples, task.scorers, { judgeRuns, members }) * plan.conditions.length;
-    const [model] = plan.roles[0].providers;
     const progress = new Progress(`${task.name} ${config.model}`, units, {
       enabled: config.progress ?? true,
     });
-    const roles = new Roles(plan.roles, store, plan.retry, progress);
-    for (const scorer of task.scorers) scorer.prepare?.(samples);
+    const budget = new Budget(plan.prices, { maxCost: config.maxCost, maxTokens: config.maxTokensTotal });
+    budget.addTotals(store.usageTotals());
+    const roles = new Roles(plan.roles, store, plan.retry, progress, budget);
+    attachBatchProviders(plan.roles.flatMap((r) => r.providers), store, (text) => progress.note(text));
+    // Scorers see the whole run, not one shard, so a shard scores exactly as the whole run would.
+    for (const scorer of task.scorers) scorer.prepare?.(plan.allSamples);
     const auxiliary = new Map([...plan.auxiliary].map(([name, a]) => [name, a.samples]));
     let failures = 0;
+    let stopped: string | undefined;
     const results: ConditionResult[] = [];
     for (const entry of plan.conditions) {
       const { condition, applied } = entry;
@@ -94,27 +153,24 @@ export async function executeEval(plan: EvalPlan): Promise<EvalResult> {
         condition: condition.name,
         store,
         progress,
+        window: evaluationWindow(roles),
+        stop: () => budget.exceeded(),
       });
       failures += outcome.answerErrors + outcome.scoreFailures;
-      const labels: RunLabels = {
-        benchmark: task.name,
-        model: model.offline ? model.model : model.label,
-        judge: plan.judges.length ? plan.judges.join(" + ") : null,
-        condition: condition.name,
-        offline: plan.roles.some((r) => r.providers.some((p) => p.offline)),
-        judgeRuns,
-      };
-      const view = readRunView(store, condition.name);
-      const rows = task.rows(view, labels);
-      const summary = task.aggregate(rows, view, labels);
-      const juries = task.scorers.filter(isJudgeScorer).map((s) =>
-        juryReport(view, s.name, s.spec, judgeRuns, `${task.name}:${condition.name}`)
-      ).filter((j) => j !== undefined);
-      if (juries.length) summary.juries = juries;
-      if (applied.achievedRate !== null) summary.notes.push(perturbationNote(entry, plan));
-      const note = conditionNote(condition, task, (role) => members(role).map((m) => m.label).join(" + "));
-      if (note) summary.notes.push(note);
-      results.push({ condition, summary, rows, samples: applied.samples });
+      const result = conditionResult(plan, store, entry);
+      if (outcome.stopped) {
+        stopped = outcome.stopped;
+        store.logEvent("stopped", {
+          condition: condition.name,
+          reason: stopped,
+          not_started: outcome.notStarted,
+        });
+        result.summary.notes.push(
+          `stopped early: ${stopped}; ${outcome.notStarted} of ${applied.samples.length} samples not asked ` +
+            `(resume with --resume and a higher limit to finish)`,
+        );
+      }
+      results.push(result);
     }
     progress.finish();
     const comparisons = await writeRunOutputs({
@@ -131,6 +187,7 @@ export async function executeEval(plan: EvalPlan): Promise<EvalResult> {
       comparisons,
       out: config.out,
       failures,
+      stopped,
       calls: roles.stats(),
       samples,
     };

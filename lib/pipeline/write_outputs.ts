@@ -23,7 +23,7 @@ import { groupBarFigure, runFigures, runTables } from "../report/run_report.ts";
 import { type SampleRow, type Summary, summaryName, SummarySchema } from "../core/summary.ts";
 import { writeTable } from "../report/tables.ts";
 import { type Table } from "../core/report_spec.ts";
-import { exportStore, toJsonl } from "../store/export.ts";
+import { exportStore, writeJsonl } from "../store/export.ts";
 import type { RunStore } from "../store/run_store.ts";
 
 /** What one condition of a run produced. */
@@ -44,13 +44,22 @@ export function sampleRows(
   condition: string,
   asked?: readonly Sample[],
 ): Record<string, unknown>[] {
+  return [...eachSampleRow(store, condition, asked)];
+}
+
+/** Yields the rows of {@linkcode sampleRows} one at a time (a large run's file is written as it is built). */
+export function* eachSampleRow(
+  store: RunStore,
+  condition: string,
+  asked?: readonly Sample[],
+): Generator<Record<string, unknown>> {
   const outputs = new Map(store.outputs(condition).map((o) => [o.sampleId, o]));
   const scores = Map.groupBy(store.scores(condition), (s) => s.sampleId);
   const inputs = new Map(asked?.map((s) => [s.id, s.input]));
-  return store.samples().map((sample) => {
+  for (const sample of store.eachSample()) {
     const output = outputs.get(sample.id);
     const own = scores.get(sample.id) ?? [];
-    return {
+    yield {
       id: sample.id,
       condition,
       ...sample.fields,
@@ -69,7 +78,7 @@ export function sampleRows(
         ...(s.detail !== null && s.detail !== undefined ? { detail: s.detail } : {}),
       })),
     };
-  });
+  }
 }
 
 /** Everything {@linkcode writeRunOutputs} needs. */
@@ -92,10 +101,7 @@ async function writeSummary(dir: string, store: RunStore, result: ConditionResul
   SummarySchema.parse(result.summary);
   await Deno.mkdir(dir, { recursive: true });
   await Deno.writeTextFile(`${dir}/summary.json`, JSON.stringify(result.summary, null, 2) + "\n");
-  await Deno.writeTextFile(
-    `${dir}/samples.jsonl`,
-    toJsonl(sampleRows(store, result.condition.name, result.samples)),
-  );
+  await writeJsonl(`${dir}/samples.jsonl`, eachSampleRow(store, result.condition.name, result.samples));
 }
 
 /** Returns the tables and figures that compare conditions and length buckets. */

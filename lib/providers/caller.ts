@@ -12,7 +12,7 @@ import type { RunStore } from "../store/run_store.ts";
 import { Limiter } from "./limiter.ts";
 import { redact } from "./redact.ts";
 import { DEFAULT_RETRY_POLICY, type RetryPolicy, withRetry } from "./retry.ts";
-import { type ChatProvider, type ChatRequest, ProviderError } from "./types.ts";
+import { type ChatProvider, type ChatRequest, ProviderError, StopError } from "./types.ts";
 
 /** The result of a call: the stored call and whether it came from the store. */
 export interface CallResult {
@@ -20,6 +20,14 @@ export interface CallResult {
   call: StoredCall;
   /** `true` when the store already held it (no request was sent). */
   cached: boolean;
+}
+
+/** What a caller tells and asks the run beyond its calls. */
+export interface CallerHooks {
+  /** Told of every call that was sent and stored (spending). */
+  onSent?: (call: StoredCall) => void;
+  /** Asked before each request is sent: a reason stops it with a {@linkcode StopError}. */
+  stop?: () => string | undefined;
 }
 
 /** Counters of one caller, for progress and closing notes. */
@@ -78,20 +86,23 @@ export class Caller {
     readonly role: string,
     readonly retry: RetryPolicy = DEFAULT_RETRY_POLICY,
     readonly progress?: Progress,
+    readonly hooks: CallerHooks = {},
   ) {
     this.#limiter = new Limiter(provider.concurrency);
   }
 
   /**
    * Returns the stored call for `request` and `repeat` if there is one, else sends it (waiting for a slot and
-   * retrying retryable failures) and stores the result before returning. Throws {@linkcode ProviderError}.
+   * retrying retryable failures) and stores the result before returning; `condition` (optional) is recorded
+   * with a sent call for cost accounting. Throws {@linkcode ProviderError}.
    */
-  call(request: ChatRequest, repeat = 0): Promise<CallResult> {
+  call(request: ChatRequest, repeat = 0, condition?: string): Promise<CallResult> {
     const key = callKey(this.provider, request, repeat);
     return this.#through(
       key,
       { messages: request.messages, params: requestParams(request) },
       () => this.provider.complete(request, { callKey: key }),
+      condition,
     );
   }
 
@@ -118,6 +129,7 @@ export class Caller {
     key: string,
     request: StoredCall["request"],
     send: () => Promise<Reply>,
+    condition?: string,
   ): Promise<CallResult> {
     const stored = this.store.getCall(key);
     if (stored) {
@@ -130,7 +142,7 @@ export class Caller {
       this.stats.cached++;
       return { call, cached: true };
     }
-    const sending = this.#send(key, request, send);
+    const sending = this.#send(key, request, send, condition);
     this.#inFlight.set(key, sending);
     try {
       return await sending;
@@ -143,9 +155,12 @@ export class Caller {
     key: string,
     request: StoredCall["request"],
     send: () => Promise<Reply>,
+    condition: string | undefined,
   ): Promise<CallResult> {
     try {
       return await this.#limiter.run(async () => {
+        const stop = this.hooks.stop?.();
+        if (stop !== undefined) throw new StopError(stop);
         let attempts = 0;
         let started = 0;
         const response = await withRetry(
@@ -176,12 +191,15 @@ export class Caller {
           latencyMs: Math.round(performance.now() - started),
           createdAt: new Date().toISOString(),
           endpoint: response.endpoint ?? null,
+          condition: condition ?? null,
         };
         this.store.putCall(call);
         this.stats.sent++;
+        this.hooks.onSent?.(call);
         return { call, cached: false };
       });
     } catch (err) {
+      if (err instanceof StopError) throw err;
       this.stats.failed++;
       const message = redact(err instanceof Error ? err.message : String(err));
       this.store.logEvent("call_failed", { role: this.role, key, error: message });

@@ -1,12 +1,13 @@
 /**
- * Builds a provider from command-line settings: `offline:*` names give offline baselines, anything else an
- * OpenAI-compatible endpoint whose key is read from an environment variable (never from a flag).
+ * Builds a provider from command-line settings: `offline:*` names give offline baselines, anything else a pool
+ * of OpenAI-compatible endpoints (one per comma-separated base URL, or per key variable) whose keys are read
+ * from environment variables (never from a flag).
  * @module
  */
 import { ConfigError } from "../core/errors.ts";
 import type { Sample } from "../core/sample.ts";
 import { EchoProvider, IdentityTranslatorProvider, ReferenceProvider, RetrievalProvider } from "./offline.ts";
-import { OpenAIEmbeddingProvider, OpenAIProvider } from "./openai.ts";
+import { EmbeddingEndpointPool, EndpointPool, type PoolEndpointConfig } from "./endpoint_pool.ts";
 import { OverlapJudgeProvider } from "./overlap_judge.ts";
 import { KeywordRubricJudgeProvider } from "./keyword_rubric_judge.ts";
 import { OfflineRephraserProvider } from "./offline_rephraser.ts";
@@ -50,14 +51,21 @@ export const OFFLINE_ROLES: Readonly<Record<string, Record<string, string>>> = {
 export interface ProviderSettings {
   /** Model name, or an `offline:*` baseline. */
   model: string;
-  /** Base URL of the OpenAI-compatible API (default `$OPENAI_BASE_URL`). */
+  /** Base URL of the OpenAI-compatible API (default `$OPENAI_BASE_URL`); several, comma-separated, make a pool. */
   baseUrl?: string;
-  /** Environment variable holding the API key (default `OPENAI_API_KEY`). */
+  /**
+   * Environment variable holding the API key (default `OPENAI_API_KEY`); several, comma-separated, are paired
+   * with the base URLs in order, or with one base URL make one endpoint per key.
+   */
   apiKeyEnv?: string;
   /** Request timeout, in milliseconds. */
   timeoutMs?: number;
-  /** Requests in flight at once. */
+  /** Requests in flight at once, per endpoint (the ceiling of its adaptive window). */
   concurrency?: number;
+  /** Requests per minute, per endpoint. */
+  rpm?: number;
+  /** Estimated tokens (prompt + max_tokens) per minute, per endpoint. */
+  tpm?: number;
   /** The flag that sets `baseUrl`, named in errors (default `--base-url`). */
   baseUrlFlag?: string;
   /** What the model is, in errors (default `model "NAME"`). */
@@ -69,18 +77,47 @@ export interface ProviderSettings {
 }
 
 /**
- * Returns `baseUrl`, else `$OPENAI_BASE_URL`, checked to be an http(s) URL. `who` and `flag` name what needs it and
- * how to pass it in the {@linkcode ConfigError} thrown when there is none.
+ * Returns the base URLs of `baseUrl`, else of `$OPENAI_BASE_URL` (comma-separated), each checked to be an
+ * http(s) URL. `who` and `flag` name what needs them and how to pass them in the {@linkcode ConfigError} thrown
+ * when there are none.
  */
-export function resolveBaseUrl(baseUrl: string | undefined, who: string, flag: string): string {
-  const url = baseUrl || Deno.env.get("OPENAI_BASE_URL");
-  if (!url) throw new ConfigError(`${who} needs a base URL: pass ${flag} URL or set OPENAI_BASE_URL`);
-  const parsed = URL.canParse(url) ? new URL(url) : null;
-  if (!parsed || !["http:", "https:"].includes(parsed.protocol) || !parsed.host) {
-    const from = baseUrl ? flag : "OPENAI_BASE_URL";
-    throw new ConfigError(`${from}: "${url}" is not an http(s) URL (expected e.g. http://localhost:8000/v1)`);
+export function resolveBaseUrls(baseUrl: string | undefined, who: string, flag: string): string[] {
+  const given = baseUrl || Deno.env.get("OPENAI_BASE_URL");
+  if (!given) throw new ConfigError(`${who} needs a base URL: pass ${flag} URL or set OPENAI_BASE_URL`);
+  const from = baseUrl ? flag : "OPENAI_BASE_URL";
+  return given.split(",").map((entry) => {
+    const url = entry.trim();
+    const parsed = URL.canParse(url) ? new URL(url) : null;
+    if (!parsed || !["http:", "https:"].includes(parsed.protocol) || !parsed.host) {
+      throw new ConfigError(
+        `${from}: "${url}" is not an http(s) URL (expected e.g. http://localhost:8000/v1)`,
+      );
+    }
+    return url;
+  });
+}
+
+/**
+ * Pairs base URLs with the keys of the comma-separated variables `apiKeyEnv`: one variable serves every URL,
+ * several are paired with the URLs in order, or with a single URL give one endpoint per key.
+ */
+function poolEndpoints(urls: readonly string[], apiKeyEnv: string, who: string): PoolEndpointConfig[] {
+  const variables = apiKeyEnv.split(",").map((v) => v.trim());
+  if (variables.length === 1) return urls.map((baseURL) => ({ baseURL, apiKey: Deno.env.get(variables[0]) }));
+  const keys = variables.map((name) => {
+    const key = Deno.env.get(name);
+    if (!name || key === undefined) {
+      throw new ConfigError(`${who}: the key variable "${name}" (of ${apiKeyEnv}) is not set`);
+    }
+    return key;
+  });
+  if (urls.length === 1) return keys.map((apiKey) => ({ baseURL: urls[0], apiKey }));
+  if (urls.length !== keys.length) {
+    throw new ConfigError(
+      `${who}: ${urls.length} base URLs but ${keys.length} key variables (give one variable, or one per URL)`,
+    );
   }
-  return url;
+  return urls.map((baseURL, i) => ({ baseURL, apiKey: keys[i] }));
 }
 
 /** Returns the provider for `settings`; `corpus` feeds the retrieval baseline. Throws {@linkcode ConfigError}. */
@@ -104,18 +141,15 @@ export function createProvider(settings: ProviderSettings, corpus: readonly Samp
     if (settings.model === "offline:identity") return new IdentityTranslatorProvider();
     if (settings.model === "offline:rephraser") return new OfflineRephraserProvider();
   }
-  const baseUrl = resolveBaseUrl(
-    settings.baseUrl,
-    settings.who ?? `model "${settings.model}"`,
-    settings.baseUrlFlag ?? "--base-url",
-  );
-  const apiKeyEnv = settings.apiKeyEnv ?? "OPENAI_API_KEY";
-  const Provider = settings.embeddings ? OpenAIEmbeddingProvider : OpenAIProvider;
-  return new Provider({
+  const who = settings.who ?? `model "${settings.model}"`;
+  const urls = resolveBaseUrls(settings.baseUrl, who, settings.baseUrlFlag ?? "--base-url");
+  const Pool = settings.embeddings ? EmbeddingEndpointPool : EndpointPool;
+  return new Pool({
     model: settings.model,
-    baseURL: baseUrl,
-    apiKey: Deno.env.get(apiKeyEnv),
+    endpoints: poolEndpoints(urls, settings.apiKeyEnv ?? "OPENAI_API_KEY", who),
     timeoutMs: settings.timeoutMs,
     concurrency: settings.concurrency,
+    rpm: settings.rpm,
+    tpm: settings.tpm,
   });
 }

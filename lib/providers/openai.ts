@@ -27,10 +27,21 @@ export interface OpenAIProviderConfig {
   concurrency?: number;
 }
 
+/** Per-call options of an OpenAI-compatible endpoint: the common ones, and a listener for the answer's headers. */
+export interface EndpointCallOptions extends CallOptions {
+  /** Receives the HTTP headers of every answer, successful or not (rate-limit headers come on both). */
+  onHeaders?: (headers: Headers) => void;
+}
+
+/** Returns `host/path` of `baseURL` (credentials in the URL left out), e.g. `10.0.0.2:8000/v1`. */
+export function endpointName(baseURL: string): string {
+  const url = new URL(baseURL);
+  return `${url.host}${url.pathname.replace(/\/$/, "")}`;
+}
+
 /** Returns `model @ host/path` for a model served at `baseURL` (credentials in the URL left out). */
 export function endpointLabel(model: string, baseURL: string): string {
-  const url = new URL(baseURL);
-  return `${model} @ ${url.host}${url.pathname.replace(/\/$/, "")}`;
+  return `${model} @ ${endpointName(baseURL)}`;
 }
 
 /** Calls `/chat/completions` of an OpenAI-compatible server. Does not retry: the caller's retry loop does. */
@@ -65,10 +76,10 @@ export class OpenAIProvider implements ChatProvider {
   }
 
   /** Sends one chat completion request; failures become classified {@linkcode ProviderError}s. */
-  async complete(request: ChatRequest, options: CallOptions = {}): Promise<ChatResponse> {
+  async complete(request: ChatRequest, options: EndpointCallOptions = {}): Promise<ChatResponse> {
     const jsonMode = request.jsonMode && !this.#jsonModeRefused;
     try {
-      const completion = await this.client.chat.completions.create({
+      const { data: completion, response } = await this.client.chat.completions.create({
         model: this.model,
         messages: request.messages,
         ...(request.temperature !== undefined ? { temperature: request.temperature } : {}),
@@ -78,7 +89,8 @@ export class OpenAIProvider implements ChatProvider {
       }, {
         signal: options.signal,
         headers: options.callKey ? { "x-medeval-call": options.callKey } : undefined,
-      });
+      }).withResponse();
+      options.onHeaders?.(response.headers);
       const choice = completion.choices?.[0];
       if (!choice || typeof choice.message?.content !== "string") {
         throw new ProviderError("server answered without a message content", { retryable: true });
@@ -92,6 +104,7 @@ export class OpenAIProvider implements ChatProvider {
         servedModel: completion.model,
       };
     } catch (err) {
+      reportErrorHeaders(err, options);
       if (
         jsonMode && err instanceof OpenAI.APIError && err.status === 400 &&
         /response_format|json/i.test(err.message)
@@ -108,21 +121,28 @@ export class OpenAIProvider implements ChatProvider {
 /** Calls `/embeddings` of the same kind of server (`--embed-model`). */
 export class OpenAIEmbeddingProvider extends OpenAIProvider {
   /** Returns the embedding of `text`; failures become classified {@linkcode ProviderError}s. */
-  async embed(text: string, options: CallOptions = {}): Promise<number[]> {
+  async embed(text: string, options: EndpointCallOptions = {}): Promise<number[]> {
     try {
-      const response = await this.client.embeddings.create({ model: this.model, input: text }, {
+      const { data, response } = await this.client.embeddings.create({ model: this.model, input: text }, {
         signal: options.signal,
         headers: options.callKey ? { "x-medeval-call": options.callKey } : undefined,
-      });
-      const vector = response.data?.[0]?.embedding;
+      }).withResponse();
+      options.onHeaders?.(response.headers);
+      const vector = data.data?.[0]?.embedding;
       if (!Array.isArray(vector)) {
         throw new ProviderError("server answered without an embedding", { retryable: true });
       }
       return vector;
     } catch (err) {
+      reportErrorHeaders(err, options);
       throw classifyError(err);
     }
   }
+}
+
+/** Hands the headers of an error answer (429s carry `Retry-After` and `x-ratelimit-*`) to the listener. */
+function reportErrorHeaders(err: unknown, options: EndpointCallOptions): void {
+  if (err instanceof OpenAI.APIError && err.headers instanceof Headers) options.onHeaders?.(err.headers);
 }
 
 /** Turns anything the OpenAI client throws into a redacted, classified {@linkcode ProviderError}. */
@@ -139,9 +159,15 @@ export function classifyError(err: unknown): ProviderError {
   }
   if (err instanceof OpenAI.APIError) {
     const status = err.status;
-    const retryable = status === undefined || status === 408 || status === 409 || status === 429 ||
-      status >= 500;
-    const hint = status === 401 || status === 403 ? " (check the API key environment variable)" : "";
+    // A 429 for an exhausted quota (billing) does not pass by waiting.
+    const quota = status === 429 && err.code === "insufficient_quota";
+    const retryable = !quota && (status === undefined || status === 408 || status === 409 || status === 429 ||
+      status >= 500);
+    const hint = status === 401 || status === 403
+      ? " (check the API key environment variable)"
+      : quota
+      ? " (the account's quota is used up; waiting will not help)"
+      : "";
     return new ProviderError(redact(`HTTP ${status ?? "?"}: ${err.message}${hint}`), {
       status,
       retryable,

@@ -56,6 +56,18 @@ export interface CallOptions {
   callKey?: string;
 }
 
+/**
+ * A call not sent because the run must stop (a spending limit reached): not a failure of the sample, which a
+ * resumed run asks.
+ */
+export class StopError extends Error {
+  /** Creates the error; `reason` says which limit was reached. */
+  constructor(readonly reason: string) {
+    super(`not sent: ${reason}`);
+    this.name = "StopError";
+  }
+}
+
 /** A failed provider call, classified so the retry loop knows whether to try again and when. */
 export class ProviderError extends Error {
   /** HTTP status, if the server answered. */

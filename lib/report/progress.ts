@@ -1,6 +1,7 @@
 /**
- * Progress output: a bar with rate and ETA on a terminal, plain periodic lines otherwise. It also shows what
- * the run is waiting for (retries after 429/5xx/timeouts), so a run never looks stuck.
+ * Progress output: a bar with rate, ETA, tokens and cost on a terminal; otherwise (CI logs) one plain line per
+ * interval, also while nothing finishes. It also shows what the run is waiting for (retries after
+ * 429/5xx/timeouts, batches), so a run never looks stuck.
  * @module
  */
 
@@ -25,18 +26,27 @@ export function formatDuration(seconds: number): string {
   return `${s}s`;
 }
 
+/** Formats a count as `950`, `12.3k` or `4.56M`. */
+export function formatCount(n: number): string {
+  if (n >= 1e6) return `${(n / 1e6).toFixed(2)}M`;
+  if (n >= 1e3) return `${(n / 1e3).toFixed(1)}k`;
+  return String(n);
+}
+
 /** Counts finished units of work and reports rate, ETA, failures and the latest wait. */
 export class Progress {
   #done = 0;
   #failed = 0;
   readonly #total: number;
   #note = "";
+  #spent = "";
   #lastLine = 0;
   readonly #start = performance.now();
   readonly #write: (text: string) => void;
   readonly #tty: boolean;
   readonly #intervalMs: number;
   readonly #enabled: boolean;
+  #heartbeat: ReturnType<typeof setInterval> | undefined;
 
   /** Starts counting `total` units labelled `label`. */
   constructor(readonly label: string, total: number, options: ProgressOptions = {}) {
@@ -46,6 +56,12 @@ export class Progress {
     this.#tty = options.tty ?? Deno.stderr.isTerminal();
     this.#intervalMs = options.intervalMs ?? 5000;
     this.#enabled = options.enabled ?? true;
+    if (this.#enabled && !this.#tty && this.#intervalMs > 0) {
+      // A line per interval even while a long wait finishes nothing; the timer never keeps the process alive.
+      const timer = setInterval(() => this.#render(false), this.#intervalMs);
+      Deno.unrefTimer(Number(timer));
+      this.#heartbeat = timer;
+    }
   }
 
   /** Units finished so far (including failed ones). */
@@ -60,14 +76,21 @@ export class Progress {
     this.#render(false);
   }
 
+  /** Shows what the run has spent so far: tokens, and cost (`null` when a model has no price). */
+  spent(tokens: number, cost: number | null, currency: string): void {
+    const money = cost === null ? "" : `, ${cost < 100 ? cost.toFixed(2) : cost.toFixed(0)} ${currency}`;
+    this.#spent = `, ${formatCount(tokens)} tokens${money}`;
+  }
+
   /** Shows a transient note, e.g. `retry 2/7 in 3.1s after HTTP 429`. */
   note(text: string): void {
     this.#note = text;
-    this.#render(!this.#tty);
+    this.#render(false);
   }
 
   /** Prints the final line. */
   finish(): void {
+    clearInterval(this.#heartbeat);
     this.#note = "";
     this.#render(true);
     if (this.#tty && this.#enabled) this.#write("\n");
@@ -82,7 +105,7 @@ export class Progress {
     const note = this.#note ? ` | ${this.#note}` : "";
     return `${this.label}: ${this.#done}/${this.#total}${failed}, ${rate.toFixed(1)}/s, elapsed ${
       formatDuration(elapsed)
-    }, ETA ${formatDuration(eta)}${note}`;
+    }, ETA ${formatDuration(eta)}${this.#spent}${note}`;
   }
 
   #render(force: boolean): void {

@@ -9,8 +9,8 @@ export function toJsonl(rows: readonly unknown[]): string {
   return rows.map((r) => JSON.stringify(r)).join("\n") + (rows.length ? "\n" : "");
 }
 
-/** Writes `rows` to `path` as JSON Lines, a batch of lines at a time. */
-async function writeJsonl(path: string, rows: Iterable<unknown>): Promise<void> {
+/** Writes `rows` to `path` as JSON Lines, a batch of lines at a time (the rows are never all in memory). */
+export async function writeJsonl(path: string, rows: Iterable<unknown>): Promise<void> {
   const file = await Deno.open(path, { write: true, create: true, truncate: true });
   const encoder = new TextEncoder();
   try {
@@ -32,15 +32,15 @@ async function writeJsonl(path: string, rows: Iterable<unknown>): Promise<void> 
 }
 
 /**
- * Writes `calls.jsonl`, `outputs.jsonl`, `scores.jsonl` and `events.jsonl` of `store` into `dir`; calls are
- * streamed from the store (the largest table: every request and reply).
+ * Writes `calls.jsonl`, `outputs.jsonl`, `scores.jsonl` and `events.jsonl` of `store` into `dir`, each streamed
+ * from the store a row at a time.
  */
 export async function exportStore(store: RunStore, dir: string): Promise<string[]> {
   await Deno.mkdir(dir, { recursive: true });
   const files: [string, Iterable<unknown>][] = [
     ["calls.jsonl", store.eachCall()],
-    ["outputs.jsonl", store.outputs()],
-    ["scores.jsonl", store.scores()],
+    ["outputs.jsonl", store.eachOutput()],
+    ["scores.jsonl", store.eachScore()],
     ["events.jsonl", store.events()],
   ];
   const written: string[] = [];

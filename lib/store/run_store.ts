@@ -2,9 +2,16 @@
  * The run store: one SQLite database (WAL) per run directory holding the manifest, the samples, every model
  * and judge call (content-addressed), every output and every score. Rows are only ever added, or replaced when
  * a resumed run finishes what an interrupted one left failed; every table and figure is derived from here.
+ *
+ * Writes of calls, outputs, scores and events are queued and committed together, one transaction per
+ * {@linkcode WRITE_DELAY_MS} (or per {@linkcode WRITE_BATCH} rows): a commit per row cost more CPU than the rest
+ * of a call's handling. Every read commits the queue first (and a queued call is answered from memory), so
+ * readers never see the difference; a process killed outright loses at most the last moment's results, which a
+ * resumed run recomputes.
  * @module
  */
-import { DatabaseSync, type StatementSync } from "node:sqlite";
+import type { StatementSync } from "node:sqlite";
+import { SqliteConnection } from "./sqlite.ts";
 import { type Sample, SampleSchema } from "../core/sample.ts";
 import type { OutputStatus, StoredCall, StoredOutput, StoredScore } from "../core/records.ts";
 
@@ -14,7 +21,7 @@ CREATE TABLE IF NOT EXISTS samples (id TEXT PRIMARY KEY, position INTEGER NOT NU
 CREATE TABLE IF NOT EXISTS calls (
   key TEXT PRIMARY KEY, role TEXT NOT NULL, model TEXT NOT NULL, request TEXT NOT NULL, text TEXT NOT NULL,
   finish_reason TEXT, usage TEXT, attempts INTEGER NOT NULL, latency_ms REAL NOT NULL, created_at TEXT NOT NULL,
-  endpoint TEXT);
+  endpoint TEXT, condition TEXT);
 CREATE TABLE IF NOT EXISTS outputs (
   sample_id TEXT NOT NULL, condition TEXT NOT NULL, call_key TEXT, text TEXT, error TEXT, detail TEXT,
   PRIMARY KEY (sample_id, condition));
@@ -26,13 +33,41 @@ CREATE TABLE IF NOT EXISTS events (
   id INTEGER PRIMARY KEY AUTOINCREMENT, at TEXT NOT NULL, kind TEXT NOT NULL, detail TEXT NOT NULL);
 `;
 
+/** Token use of a group of stored calls (see {@linkcode RunStore.usageTotals}). */
+export interface UsageTotal {
+  /** Role that made the calls. */
+  role: string;
+  /** Model name. */
+  model: string;
+  /** Condition that first needed them (`null` in stores of earlier versions). */
+  condition: string | null;
+  /** `true` for calls answered through a batch API. */
+  batch: boolean;
+  /** Number of calls. */
+  calls: number;
+  /** Prompt tokens reported. */
+  prompt: number;
+  /** Completion tokens reported. */
+  completion: number;
+  /** Calls whose server reported no usage. */
+  withoutUsage: number;
+}
+
+/** Longest a queued write waits before it is committed, in milliseconds. */
+export const WRITE_DELAY_MS = 25;
+/** Queued writes that are committed at once without waiting. */
+export const WRITE_BATCH = 2000;
+
 /** Opens (creating if needed) the SQLite run store of a run directory. */
 export class RunStore {
   /** Path of the database file. */
   readonly path: string;
-  readonly #db: DatabaseSync;
-  /** Prepared statements by SQL text: each is compiled once per store, not once per call. */
-  readonly #statements = new Map<string, StatementSync>();
+  readonly #sqlite: SqliteConnection;
+  /** Writes not committed yet, in the order they were made. */
+  #queue: { statement: StatementSync; values: (string | number | null)[] }[] = [];
+  /** Calls among the queued writes, by key, so {@linkcode getCall} sees them before they are committed. */
+  readonly #queuedCalls = new Map<string, StoredCall>();
+  #timer: ReturnType<typeof setTimeout> | undefined;
 
   /**
    * Opens `path` in WAL mode and creates the tables if they do not exist; a store written before scores had a
@@ -40,14 +75,16 @@ export class RunStore {
    */
   constructor(path: string, options: { readOnly?: boolean } = {}) {
     this.path = path;
-    this.#db = new DatabaseSync(path, { readOnly: options.readOnly ?? false });
+    this.#sqlite = new SqliteConnection(path, options);
     if (options.readOnly) {
-      this.#db.exec("PRAGMA busy_timeout = 5000;");
+      this.#sqlite.db.exec("PRAGMA busy_timeout = 5000;");
       return;
     }
-    this.#db.exec("PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA busy_timeout = 5000;");
+    this.#sqlite.db.exec(
+      "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA busy_timeout = 5000;",
+    );
     this.#migrateScores();
-    this.#db.exec(SCHEMA);
+    this.#sqlite.db.exec(SCHEMA);
     this.#migrateOutputs();
   }
 
@@ -55,19 +92,41 @@ export class RunStore {
   #migrateOutputs(): void {
     const columns = this.#prepare("PRAGMA table_info(outputs)").all() as { name: string }[];
     if (!columns.some((c) => c.name === "detail")) {
-      this.#db.exec("ALTER TABLE outputs ADD COLUMN detail TEXT");
+      this.#sqlite.db.exec("ALTER TABLE outputs ADD COLUMN detail TEXT");
     }
     const callColumns = this.#prepare("PRAGMA table_info(calls)").all() as { name: string }[];
-    if (!callColumns.some((c) => c.name === "endpoint")) {
-      this.#db.exec("ALTER TABLE calls ADD COLUMN endpoint TEXT");
+    for (const column of ["endpoint", "condition"]) {
+      if (!callColumns.some((c) => c.name === column)) {
+        this.#sqlite.db.exec(`ALTER TABLE calls ADD COLUMN ${column} TEXT`);
+      }
     }
   }
 
   /** Returns the prepared statement of `sql`, compiled on first use. */
   #prepare(sql: string): StatementSync {
-    let statement = this.#statements.get(sql);
-    if (!statement) this.#statements.set(sql, statement = this.#db.prepare(sql));
-    return statement;
+    return this.#sqlite.prepare(sql);
+  }
+
+  /** Queues one write; it is committed within {@linkcode WRITE_DELAY_MS}, or at once when the queue is full. */
+  #write(sql: string, values: (string | number | null)[]): void {
+    this.#queue.push({ statement: this.#prepare(sql), values });
+    if (this.#queue.length >= WRITE_BATCH) this.flush();
+    else this.#timer ??= setTimeout(() => this.flush(), WRITE_DELAY_MS);
+  }
+
+  /** Commits every queued write in one transaction (every read does this first). */
+  flush(): void {
+    if (this.#timer !== undefined) {
+      clearTimeout(this.#timer);
+      this.#timer = undefined;
+    }
+    if (this.#queue.length === 0) return;
+    const queue = this.#queue;
+    this.#queue = [];
+    this.#transaction(() => {
+      for (const { statement, values } of queue) statement.run(...values);
+    });
+    this.#queuedCalls.clear();
   }
 
   /** Rebuilds a scores table of the first layout (no judge, no named values) in the current one. */
@@ -75,18 +134,19 @@ export class RunStore {
     const columns = this.#prepare("PRAGMA table_info(scores)").all() as { name: string }[];
     if (columns.length === 0 || columns.some((c) => c.name === "judge")) return;
     this.#transaction(() => {
-      this.#db.exec("ALTER TABLE scores RENAME TO scores_v1");
-      this.#db.exec(SCHEMA);
-      this.#db.exec(
+      this.#sqlite.db.exec("ALTER TABLE scores RENAME TO scores_v1");
+      this.#sqlite.db.exec(SCHEMA);
+      this.#sqlite.db.exec(
         `INSERT INTO scores (sample_id, condition, scorer, judge, run, value, named_values, valid, reason, call_key, detail)
          SELECT sample_id, condition, scorer, '', run, value, NULL, valid, reason, call_key, detail FROM scores_v1`,
       );
-      this.#db.exec("DROP TABLE scores_v1");
+      this.#sqlite.db.exec("DROP TABLE scores_v1");
     });
   }
 
   /** Returns the stored manifest, or `undefined` for a new store. */
   manifest(): Record<string, unknown> | undefined {
+    this.flush();
     const rows = this.#prepare("SELECT key, value FROM manifest").all() as {
       key: string;
       value: string;
@@ -97,6 +157,7 @@ export class RunStore {
 
   /** Stores (or overwrites) manifest entries. */
   setManifest(entries: Record<string, unknown>): void {
+    this.flush();
     const stmt = this.#prepare("INSERT OR REPLACE INTO manifest (key, value) VALUES (?, ?)");
     this.#transaction(() => {
       for (const [key, value] of Object.entries(entries)) stmt.run(key, JSON.stringify(value));
@@ -105,18 +166,28 @@ export class RunStore {
 
   /** Adds samples not stored yet, keeping their order. */
   putSamples(samples: readonly Sample[]): void {
+    this.flush();
     const stmt = this.#prepare("INSERT OR IGNORE INTO samples (id, position, data) VALUES (?, ?, ?)");
     this.#transaction(() => samples.forEach((s, i) => stmt.run(s.id, i, JSON.stringify(s))));
   }
 
   /** Returns the stored samples in their original order, validated. */
   samples(): Sample[] {
-    const rows = this.#prepare("SELECT data FROM samples ORDER BY position").all() as { data: string }[];
-    return rows.map((r) => SampleSchema.parse(JSON.parse(r.data)));
+    return [...this.eachSample()];
+  }
+
+  /** Yields the stored samples in their original order, validated, one at a time. */
+  *eachSample(): Generator<Sample> {
+    this.flush();
+    for (const row of this.#prepare("SELECT data FROM samples ORDER BY position").iterate()) {
+      yield SampleSchema.parse(JSON.parse(String((row as { data: string }).data)));
+    }
   }
 
   /** Returns the finished call with this key, if any. */
   getCall(key: string): StoredCall | undefined {
+    const queued = this.#queuedCalls.get(key);
+    if (queued) return queued;
     const row = this.#prepare("SELECT * FROM calls WHERE key = ?").get(key) as
       | Record<string, unknown>
       | undefined;
@@ -125,21 +196,25 @@ export class RunStore {
 
   /** Stores a finished call (a call is immutable: storing the same key twice keeps the first). */
   putCall(call: StoredCall): void {
-    this.#prepare(
-      `INSERT OR IGNORE INTO calls (key, role, model, request, text, finish_reason, usage, attempts, latency_ms, created_at, endpoint)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    ).run(
-      call.key,
-      call.role,
-      call.model,
-      JSON.stringify(call.request),
-      call.text,
-      call.finishReason,
-      call.usage ? JSON.stringify(call.usage) : null,
-      call.attempts,
-      call.latencyMs,
-      call.createdAt,
-      call.endpoint ?? null,
+    if (this.#queuedCalls.has(call.key)) return;
+    this.#queuedCalls.set(call.key, call);
+    this.#write(
+      `INSERT OR IGNORE INTO calls (key, role, model, request, text, finish_reason, usage, attempts, latency_ms, created_at, endpoint, condition)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      [
+        call.key,
+        call.role,
+        call.model,
+        JSON.stringify(call.request),
+        call.text,
+        call.finishReason,
+        call.usage ? JSON.stringify(call.usage) : null,
+        call.attempts,
+        call.latencyMs,
+        call.createdAt,
+        call.endpoint ?? null,
+        call.condition ?? null,
+      ],
     );
   }
 
@@ -150,13 +225,40 @@ export class RunStore {
 
   /** Yields every stored call, oldest first, one at a time (exports of large runs hold one call at a time). */
   *eachCall(): Generator<StoredCall> {
+    this.flush();
     for (const row of this.#prepare("SELECT * FROM calls ORDER BY created_at, key").iterate()) {
       yield rowToCall(row as Record<string, unknown>);
     }
   }
 
+  /**
+   * Returns the token use of the stored calls grouped by role, model, condition and whether they went through
+   * a batch (`endpoint` `batch:…`), without reading the calls themselves.
+   */
+  usageTotals(): UsageTotal[] {
+    this.flush();
+    const rows = this.#prepare(
+      `SELECT role, model, condition, endpoint LIKE 'batch:%' AS batch, COUNT(*) AS calls,
+         COALESCE(SUM(json_extract(usage, '$.prompt')), 0) AS prompt,
+         COALESCE(SUM(json_extract(usage, '$.completion')), 0) AS completion,
+         SUM(usage IS NULL) AS without_usage
+       FROM calls GROUP BY role, model, condition, batch ORDER BY role, model, condition, batch`,
+    ).all() as Record<string, unknown>[];
+    return rows.map((r) => ({
+      role: String(r.role),
+      model: String(r.model),
+      condition: r.condition === null ? null : String(r.condition),
+      batch: Number(r.batch) === 1,
+      calls: Number(r.calls),
+      prompt: Number(r.prompt),
+      completion: Number(r.completion),
+      withoutUsage: Number(r.without_usage),
+    }));
+  }
+
   /** Returns the conditions that have outputs, in the order they were first stored. */
   conditions(): string[] {
+    this.flush();
     const rows = this.#prepare("SELECT condition FROM outputs GROUP BY condition ORDER BY MIN(rowid)")
       .all() as {
         condition: string;
@@ -166,6 +268,7 @@ export class RunStore {
 
   /** Returns whether each sample was answered in `condition`, without the answers' texts. */
   outputStatus(condition: string): OutputStatus[] {
+    this.flush();
     const rows = this.#prepare(
       "SELECT sample_id, text IS NOT NULL AS answered, error FROM outputs WHERE condition = ? ORDER BY sample_id",
     ).all(condition) as Record<string, unknown>[];
@@ -176,79 +279,81 @@ export class RunStore {
     }));
   }
 
+  /** Yields every stored output (all conditions, by sample) one at a time. */
+  *eachOutput(): Generator<StoredOutput> {
+    for (const row of this.#iterateRows("outputs", "sample_id")) yield rowToOutput(row);
+  }
+
+  /** Yields every stored score (all conditions, by sample, scorer, judge, run) one at a time. */
+  *eachScore(): Generator<StoredScore> {
+    for (const row of this.#iterateRows("scores", "sample_id, scorer, judge, run")) yield rowToScore(row);
+  }
+
+  /** Rows of a whole table in `order`, one at a time. */
+  *#iterateRows(table: "outputs" | "scores", order: string): Generator<Record<string, unknown>> {
+    this.flush();
+    for (const row of this.#prepare(`SELECT * FROM ${table} ORDER BY ${order}`).iterate()) {
+      yield row as Record<string, unknown>;
+    }
+  }
+
   /** Stores the output of a sample in a condition (replacing an earlier failed one on resume). */
   putOutput(output: StoredOutput): void {
-    this.#prepare(
+    this.#write(
       "INSERT OR REPLACE INTO outputs (sample_id, condition, call_key, text, error, detail) VALUES (?, ?, ?, ?, ?, ?)",
-    ).run(
-      output.sampleId,
-      output.condition,
-      output.callKey,
-      output.text,
-      output.error,
-      output.detail ? JSON.stringify(output.detail) : null,
+      [
+        output.sampleId,
+        output.condition,
+        output.callKey,
+        output.text,
+        output.error,
+        output.detail ? JSON.stringify(output.detail) : null,
+      ],
     );
   }
 
   /** Returns the stored outputs, optionally of one condition. */
   outputs(condition?: string): StoredOutput[] {
-    return this.#rowsOf("outputs", "sample_id", condition).map((r) => ({
-      sampleId: String(r.sample_id),
-      condition: String(r.condition),
-      callKey: r.call_key === null ? null : String(r.call_key),
-      text: r.text === null ? null : String(r.text),
-      error: r.error === null ? null : String(r.error),
-      detail: r.detail === null || r.detail === undefined ? null : JSON.parse(String(r.detail)),
-    }));
+    return this.#rowsOf("outputs", "sample_id", condition).map(rowToOutput);
   }
 
   /** Stores one score (replacing the same sample/condition/scorer/judge/run on resume). */
   putScore(score: StoredScore): void {
-    this.#prepare(
+    this.#write(
       `INSERT OR REPLACE INTO scores (sample_id, condition, scorer, judge, run, value, named_values, valid, reason, call_key, detail)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    ).run(
-      score.sampleId,
-      score.condition,
-      score.scorer,
-      score.judge ?? "",
-      score.run,
-      score.value,
-      score.values === null ? null : JSON.stringify(score.values),
-      score.valid ? 1 : 0,
-      score.reason,
-      score.callKey,
-      score.detail === undefined ? null : JSON.stringify(score.detail),
+      [
+        score.sampleId,
+        score.condition,
+        score.scorer,
+        score.judge ?? "",
+        score.run,
+        score.value,
+        score.values === null ? null : JSON.stringify(score.values),
+        score.valid ? 1 : 0,
+        score.reason,
+        score.callKey,
+        score.detail === undefined ? null : JSON.stringify(score.detail),
+      ],
     );
   }
 
   /** Replaces every score of `scorer` in `condition` by `scores`, in one transaction (imported ratings). */
   replaceScores(scorer: string, condition: string, scores: readonly StoredScore[]): void {
-    this.#transaction(() => {
-      this.#prepare("DELETE FROM scores WHERE scorer = ? AND condition = ?").run(scorer, condition);
-      for (const score of scores) this.putScore(score);
-    });
+    this.flush();
+    this.#prepare("DELETE FROM scores WHERE scorer = ? AND condition = ?").run(scorer, condition);
+    for (const score of scores) this.putScore(score);
+    this.flush();
   }
 
   /** Returns the stored scores, optionally of one condition, ordered by sample, scorer, judge and run. */
   scores(condition?: string): StoredScore[] {
-    return this.#rowsOf("scores", "sample_id, scorer, judge, run", condition).map((r) => ({
-      sampleId: String(r.sample_id),
-      condition: String(r.condition),
-      scorer: String(r.scorer),
-      judge: r.judge === "" ? null : String(r.judge),
-      run: Number(r.run),
-      value: r.value === null ? null : Number(r.value),
-      values: r.named_values === null ? null : JSON.parse(String(r.named_values)),
-      valid: Number(r.valid) === 1,
-      reason: r.reason === null ? null : String(r.reason),
-      callKey: r.call_key === null ? null : String(r.call_key),
-      detail: r.detail === null ? null : JSON.parse(String(r.detail)),
-    }));
+    return this.#rowsOf("scores", "sample_id, scorer, judge, run", condition).map(rowToScore);
   }
 
   /** Rows of `table` (`outputs` or `scores`) in `order`, of one condition when given. */
   #rowsOf(table: "outputs" | "scores", order: string, condition?: string): Record<string, unknown>[] {
+    this.flush();
     const where = condition === undefined ? "" : " WHERE condition = ?";
     const statement = this.#prepare(`SELECT * FROM ${table}${where} ORDER BY ${order}`);
     return (condition === undefined ? statement.all() : statement.all(condition)) as Record<
@@ -259,15 +364,16 @@ export class RunStore {
 
   /** Appends an event (retry, failure, resume) to the run log. */
   logEvent(kind: string, detail: unknown): void {
-    this.#prepare("INSERT INTO events (at, kind, detail) VALUES (?, ?, ?)").run(
+    this.#write("INSERT INTO events (at, kind, detail) VALUES (?, ?, ?)", [
       new Date().toISOString(),
       kind,
       JSON.stringify(detail),
-    );
+    ]);
   }
 
   /** Returns the logged events, oldest first. */
   events(): { at: string; kind: string; detail: unknown }[] {
+    this.flush();
     return (this.#prepare("SELECT at, kind, detail FROM events ORDER BY id").all() as Record<
       string,
       string
@@ -275,21 +381,42 @@ export class RunStore {
       .map((r) => ({ at: r.at, kind: r.kind, detail: JSON.parse(r.detail) }));
   }
 
-  /** Closes the database. */
+  /** Commits what is queued and closes the database. */
   close(): void {
-    this.#db.close();
+    if (this.#sqlite.db.isOpen) this.flush();
+    this.#sqlite.close();
   }
 
   #transaction(fn: () => void): void {
-    this.#db.exec("BEGIN");
-    try {
-      fn();
-      this.#db.exec("COMMIT");
-    } catch (err) {
-      this.#db.exec("ROLLBACK");
-      throw err;
-    }
+    this.#sqlite.transaction(fn);
   }
+}
+
+function rowToOutput(r: Record<string, unknown>): StoredOutput {
+  return {
+    sampleId: String(r.sample_id),
+    condition: String(r.condition),
+    callKey: r.call_key === null ? null : String(r.call_key),
+    text: r.text === null ? null : String(r.text),
+    error: r.error === null ? null : String(r.error),
+    detail: r.detail === null || r.detail === undefined ? null : JSON.parse(String(r.detail)),
+  };
+}
+
+function rowToScore(r: Record<string, unknown>): StoredScore {
+  return {
+    sampleId: String(r.sample_id),
+    condition: String(r.condition),
+    scorer: String(r.scorer),
+    judge: r.judge === "" ? null : String(r.judge),
+    run: Number(r.run),
+    value: r.value === null ? null : Number(r.value),
+    values: r.named_values === null ? null : JSON.parse(String(r.named_values)),
+    valid: Number(r.valid) === 1,
+    reason: r.reason === null ? null : String(r.reason),
+    callKey: r.call_key === null ? null : String(r.call_key),
+    detail: r.detail === null ? null : JSON.parse(String(r.detail)),
+  };
 }
 
 function rowToCall(row: Record<string, unknown>): StoredCall {
@@ -305,5 +432,6 @@ function rowToCall(row: Record<string, unknown>): StoredCall {
     latencyMs: Number(row.latency_ms),
     createdAt: String(row.created_at),
     endpoint: row.endpoint === null || row.endpoint === undefined ? null : String(row.endpoint),
+    condition: row.condition === null || row.condition === undefined ? null : String(row.condition),
   };
 }

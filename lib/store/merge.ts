@@ -1,0 +1,301 @@
+/**
+ * Merging the run stores of a sharded run (`--shard I/N`) into one: the shards must be shards of the same run
+ * (same manifest identity and conditions, same N, each of 1..N exactly once), and no sample may have been
+ * answered or scored differently in two of them. The merged store holds every sample in the one-machine order,
+ * every call, output and score, and every event tagged with the shard that logged it.
+ * @module
+ */
+import { ConfigError } from "../core/errors.ts";
+import { hashValue, stableStringify } from "../core/hash.ts";
+import type { Sample } from "../core/sample.ts";
+import { RunStore } from "./run_store.ts";
+
+/** Which shard of how many a shard's manifest says it holds. */
+export interface ShardEntry {
+  /** 1-based shard number. */
+  index: number;
+  /** Number of shards of the run. */
+  count: number;
+}
+
+/** One shard's run directory, its store opened read-only. */
+export interface ShardRun {
+  /** The run directory as given. */
+  dir: string;
+  /** Its shard. */
+  shard: ShardEntry;
+  /** Its manifest. */
+  manifest: Record<string, unknown>;
+  /** Its store (read-only); close it with {@linkcode closeShards}. */
+  store: RunStore;
+}
+
+/** What a merge copied. */
+export interface MergeCounts {
+  /** Samples of the merged run. */
+  samples: number;
+  /** Distinct calls. */
+  calls: number;
+  /** Outputs (samples × conditions). */
+  outputs: number;
+  /** Scores. */
+  scores: number;
+  /** Events of the shards. */
+  events: number;
+  /**
+   * Calls made in several shards (the same request asked by different conversations) whose replies differ:
+   * the first shard's is kept; each shard's outputs keep the text they got.
+   */
+  differingCalls: string[];
+}
+
+/** Returns `I/N`. */
+function label(shard: ShardEntry): string {
+  return `${shard.index}/${shard.count}`;
+}
+
+/** Returns the shard entry of a manifest, or `undefined` when it has none or a malformed one. */
+function shardEntry(manifest: Record<string, unknown>): ShardEntry | undefined {
+  const shard = manifest.shard as Partial<ShardEntry> | undefined;
+  const ok = shard && Number.isInteger(shard.index) && Number.isInteger(shard.count) &&
+    shard.index! >= 1 && shard.index! <= shard.count!;
+  return ok ? { index: shard.index!, count: shard.count! } : undefined;
+}
+
+/** Opens the run store of the shard run in `dir` read-only. Throws a {@linkcode ConfigError} naming `dir`. */
+export function openShard(dir: string): ShardRun {
+  const path = `${dir}/run.sqlite`;
+  try {
+    if (!Deno.statSync(path).isFile) throw new Error("not a file");
+  } catch {
+    throw new ConfigError(`merge: ${dir} holds no run (no ${path})`);
+  }
+  const store = new RunStore(path, { readOnly: true });
+  const manifest = store.manifest();
+  const shard = manifest && shardEntry(manifest);
+  if (!manifest || !shard) {
+    store.close();
+    throw new ConfigError(
+      `merge: ${dir} is not a shard of a run: ${
+        manifest ? "it was run without --shard" : "its store is empty"
+      }`,
+    );
+  }
+  return { dir, shard, manifest, store };
+}
+
+/** Closes the stores of `shards`. */
+export function closeShards(shards: readonly ShardRun[]): void {
+  for (const shard of shards) shard.store.close();
+}
+
+/** Returns the first key whose value differs between two records (compared as canonical JSON), if any. */
+function firstDifference(a: Record<string, unknown>, b: Record<string, unknown>): string | undefined {
+  const keys = [...new Set([...Object.keys(a), ...Object.keys(b)])].sort();
+  return keys.find((key) => hashValue(a[key] ?? null) !== hashValue(b[key] ?? null));
+}
+
+/** Returns the conditions of a manifest (`condition:NAME` entries). */
+export function manifestConditions(manifest: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(manifest).filter(([key]) => key.startsWith("condition:")));
+}
+
+/**
+ * Returns the first entry of the identity, or else the first condition, in which two manifests differ (with
+ * the two values), or `undefined` when they describe the same run.
+ */
+export function runDifference(
+  first: Record<string, unknown>,
+  other: Record<string, unknown>,
+): { key: string; first: unknown; other: unknown } | undefined {
+  const pairs = [
+    [(first.identity ?? {}) as Record<string, unknown>, (other.identity ?? {}) as Record<string, unknown>],
+    [manifestConditions(first), manifestConditions(other)],
+  ];
+  for (const [a, b] of pairs) {
+    const key = firstDifference(a, b);
+    if (key !== undefined) return { key, first: a[key] ?? null, other: b[key] ?? null };
+  }
+  return undefined;
+}
+
+/**
+ * Checks that `shards` are the N shards of one run: the same identity and conditions, the same N, and each of
+ * 1..N exactly once. Every problem is a one-line {@linkcode ConfigError} naming the directories.
+ */
+export function checkShardSet(shards: readonly ShardRun[]): void {
+  if (shards.length === 0) throw new ConfigError("merge: name the shards' run directories");
+  const [first] = shards;
+  for (const other of shards.slice(1)) {
+    if (other.shard.count !== first.shard.count) {
+      throw new ConfigError(
+        `merge: ${other.dir} is shard ${label(other.shard)} but ${first.dir} is shard ${
+          label(first.shard)
+        }: all shards must split the run the same way`,
+      );
+    }
+  }
+  const byIndex = new Map<number, ShardRun>();
+  for (const run of shards) {
+    const earlier = byIndex.get(run.shard.index);
+    if (earlier) {
+      throw new ConfigError(`merge: ${earlier.dir} and ${run.dir} are both shard ${label(run.shard)}`);
+    }
+    byIndex.set(run.shard.index, run);
+  }
+  for (const other of shards.slice(1)) {
+    const differs = runDifference(first.manifest, other.manifest);
+    if (differs) {
+      throw new ConfigError(
+        `merge: ${other.dir} is not a shard of the same run as ${first.dir}: "${differs.key}" differs (${
+          JSON.stringify(differs.first)
+        } vs ${JSON.stringify(differs.other)})`,
+      );
+    }
+  }
+  const missing = Array.from({ length: first.shard.count }, (_, i) => i + 1).filter((i) => !byIndex.has(i));
+  if (missing.length) {
+    const given = [...byIndex.values()].map((r) => `${label(r.shard)} in ${r.dir}`).join(", ");
+    throw new ConfigError(
+      `merge: shard${missing.length > 1 ? "s" : ""} ${
+        missing.map((i) => `${i}/${first.shard.count}`).join(", ")
+      } ${missing.length > 1 ? "are" : "is"} missing (given: ${given})`,
+    );
+  }
+}
+
+/** Returns the manifest of the merged run: the first shard's without its shard, and where it came from. */
+function mergedManifest(shards: readonly ShardRun[]): Record<string, unknown> {
+  const { shard: _shard, ...manifest } = shards[0].manifest;
+  for (const key of Object.keys(manifest).filter((k) => k.startsWith("ratings:"))) {
+    const total = shards.reduce(
+      (sum, s) => sum + Number((s.manifest[key] as { ratings?: number })?.ratings ?? 0),
+      0,
+    );
+    manifest[key] = { ...(manifest[key] as Record<string, unknown>), ratings: total };
+  }
+  const created = shards.map((s) => String(s.manifest.created_at ?? "")).sort();
+  return {
+    ...manifest,
+    created_at: created[0],
+    merged: {
+      at: new Date().toISOString(),
+      shards: shards.map((s) => ({ shard: label(s.shard), dir: s.dir, created_at: s.manifest.created_at })),
+    },
+  };
+}
+
+/** Returns `true` when `path` exists. */
+function exists(path: string): boolean {
+  try {
+    Deno.statSync(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Removes a store that could not be finished (the database and its WAL files). */
+function removeStore(path: string): void {
+  for (const file of [path, `${path}-wal`, `${path}-shm`]) {
+    try {
+      Deno.removeSync(file);
+    } catch {
+      // not there
+    }
+  }
+}
+
+/** What a shard stored for one key (a sample's output, or one score), as canonical JSON, and which shard. */
+type Seen = Map<string, { json: string; dir: string }>;
+
+/**
+ * Returns `true` the first time `key` is seen, `false` when an earlier shard stored the same `value`; throws a
+ * {@linkcode ConfigError} naming both shards when it stored something else.
+ */
+function firstTime(seen: Seen, key: string, value: unknown, run: ShardRun, what: string): boolean {
+  const json = stableStringify(value);
+  const earlier = seen.get(key);
+  if (!earlier) {
+    seen.set(key, { json, dir: run.dir });
+    return true;
+  }
+  if (earlier.json === json) return false;
+  throw new ConfigError(`merge: ${what} differs between ${earlier.dir} and ${run.dir}`);
+}
+
+/**
+ * Writes the run store at `path` (which must not exist) from `shards` (checked with {@linkcode checkShardSet}):
+ * the merged manifest, `samples` (the whole run, in the one-machine order), every call (one per key), the
+ * outputs and scores of each condition in `conditions` order, and every event, oldest first, tagged with its
+ * shard. A sample answered or scored in two shards with different results is a {@linkcode ConfigError}, and
+ * leaves no store behind. The store is closed when this returns.
+ */
+export function mergeStores(
+  path: string,
+  shards: readonly ShardRun[],
+  order: { samples: readonly Sample[]; conditions: readonly string[] },
+): MergeCounts {
+  if (exists(path)) throw new ConfigError(`merge --out: ${path} already holds a run; choose another --out`);
+  const sorted = [...shards].sort((a, b) => a.shard.index - b.shard.index);
+  const counts: MergeCounts = {
+    samples: order.samples.length,
+    calls: 0,
+    outputs: 0,
+    scores: 0,
+    events: 0,
+    differingCalls: [],
+  };
+  const merged = new RunStore(path);
+  let finished = false;
+  try {
+    merged.setManifest(mergedManifest(sorted));
+    merged.putSamples(order.samples);
+    for (const { store } of sorted) {
+      for (const call of store.eachCall()) {
+        const earlier = merged.getCall(call.key);
+        if (!earlier) {
+          merged.putCall(call);
+          counts.calls++;
+        } else if (earlier.text !== call.text) counts.differingCalls.push(call.key);
+      }
+    }
+    for (const condition of order.conditions) {
+      const outputs: Seen = new Map();
+      const scores: Seen = new Map();
+      for (const run of sorted) {
+        for (const output of run.store.outputs(condition)) {
+          const what = `the answer to sample ${output.sampleId} (condition ${condition})`;
+          if (!firstTime(outputs, output.sampleId, output, run, what)) continue;
+          merged.putOutput(output);
+          counts.outputs++;
+        }
+        for (const score of run.store.scores(condition)) {
+          const key = stableStringify([score.sampleId, score.scorer, score.judge, score.run]);
+          const what =
+            `score ${score.scorer} run ${score.run} of sample ${score.sampleId} (condition ${condition})`;
+          if (!firstTime(scores, key, score, run, what)) continue;
+          merged.putScore(score);
+          counts.scores++;
+        }
+      }
+    }
+    const events = sorted.flatMap((run) =>
+      run.store.events().map((e) => ({ ...e, shard: label(run.shard) }))
+    );
+    events.sort((a, b) => (a.at < b.at ? -1 : a.at > b.at ? 1 : 0));
+    for (const event of events) {
+      const detail = event.detail !== null && typeof event.detail === "object" && !Array.isArray(event.detail)
+        ? event.detail
+        : { detail: event.detail };
+      merged.logEvent(event.kind, { shard: event.shard, logged_at: event.at, ...detail });
+    }
+    counts.events = events.length;
+    merged.logEvent("merged", { shards: sorted.map((s) => ({ shard: label(s.shard), dir: s.dir })) });
+    finished = true;
+    return counts;
+  } finally {
+    merged.close();
+    if (!finished) removeStore(path);
+  }
+}

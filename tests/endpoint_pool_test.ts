@@ -1,0 +1,541 @@
+import { assert, assertEquals, assertRejects, assertStringIncludes, assertThrows } from "@std/assert";
+import OpenAI from "openai";
+import { ConfigError } from "../lib/core/errors.ts";
+import { AimdWindow } from "../lib/providers/adaptive_concurrency.ts";
+import { Caller } from "../lib/providers/caller.ts";
+import { EndpointHealth } from "../lib/providers/endpoint_health.ts";
+import { EmbeddingEndpointPool, endpointNames, EndpointPool } from "../lib/providers/endpoint_pool.ts";
+import { createProvider } from "../lib/providers/factory.ts";
+import { LearnedBudget } from "../lib/providers/learned_budget.ts";
+import { classifyError, endpointName } from "../lib/providers/openai.ts";
+import { SlidingWindowCap } from "../lib/providers/rate_caps.ts";
+import { parseDurationMs, readRateLimitHeaders } from "../lib/providers/rate_limits.ts";
+import type { RetryPolicy } from "../lib/providers/retry.ts";
+import { estimateChatTokens, loadTokenCounter } from "../lib/providers/token_estimate.ts";
+import { type ChatRequest, ProviderError } from "../lib/providers/types.ts";
+import { RunStore } from "../lib/store/run_store.ts";
+import { formatResetDuration, startRateLimitedServer } from "./fake_rate_limit.ts";
+import { type FakeServer, type FakeServerOptions, startFakeServer } from "./fake_server.ts";
+
+const QUICK_RETRIES: RetryPolicy = { maxRetries: 6, baseDelayMs: 5, maxDelayMs: 20 };
+
+function question(i: number, maxTokens?: number): ChatRequest {
+  return { messages: [{ role: "user", content: `question ${i}` }], maxTokens };
+}
+
+async function withStore<T>(fn: (store: RunStore) => Promise<T>): Promise<T> {
+  const dir = await Deno.makeTempDir();
+  const store = new RunStore(`${dir}/run.sqlite`);
+  try {
+    return await fn(store);
+  } finally {
+    store.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+}
+
+/** Starts fakes that also record when (performance.now()) each request arrived. */
+async function timedFakes(
+  ...options: FakeServerOptions[]
+): Promise<{ servers: FakeServer[]; arrivals: number[][]; close(): Promise<void> }> {
+  const arrivals: number[][] = options.map(() => []);
+  const servers = await Promise.all(options.map((o, i) =>
+    startFakeServer({
+      ...o,
+      fault: (record) => {
+        arrivals[i].push(performance.now());
+        return o.fault?.(record);
+      },
+    })
+  ));
+  return { servers, arrivals, close: async () => void await Promise.all(servers.map((s) => s.close())) };
+}
+
+/** The most arrivals within any span of `spanMs` (sorted times). */
+function mostWithin(times: readonly number[], spanMs: number): number {
+  let most = 0;
+  let first = 0;
+  for (let last = 0; last < times.length; last++) {
+    while (times[last] - times[first] >= spanMs) first++;
+    most = Math.max(most, last - first + 1);
+  }
+  return most;
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Header parsing
+
+Deno.test("rate-limit headers: reset durations in every form OpenAI sends", () => {
+  assertEquals(parseDurationMs("1s"), 1000);
+  assertEquals(parseDurationMs("6m0s"), 360_000);
+  assertEquals(parseDurationMs("20ms"), 20);
+  assertEquals(parseDurationMs("1.5s"), 1500);
+  assertEquals(parseDurationMs("1h2m3s"), 3_723_000);
+  assertEquals(parseDurationMs("0s"), 0);
+  assertEquals(parseDurationMs("59.94s"), 59_940);
+  assertEquals(parseDurationMs("2m30.5s"), 150_500);
+  assertEquals(parseDurationMs("7"), 7000, "a bare number is seconds");
+  for (const bad of ["", "abc", "1x", "s", "1s2", "-1s", null, undefined]) {
+    assertEquals(parseDurationMs(bad), undefined, String(bad));
+  }
+});
+
+Deno.test("rate-limit headers: limit, remaining and reset for requests and tokens", () => {
+  const headers = new Headers({
+    "x-ratelimit-limit-requests": "500",
+    "x-ratelimit-remaining-requests": "499",
+    "x-ratelimit-reset-requests": "120ms",
+    "x-ratelimit-limit-tokens": "30000",
+    "x-ratelimit-remaining-tokens": "29900",
+    "x-ratelimit-reset-tokens": "6m0s",
+  });
+  assertEquals(readRateLimitHeaders(headers), {
+    requests: { limit: 500, remaining: 499, resetMs: 120 },
+    tokens: { limit: 30_000, remaining: 29_900, resetMs: 360_000 },
+  });
+  assertEquals(readRateLimitHeaders(new Headers({ "content-type": "application/json" })), {});
+  assertEquals(
+    readRateLimitHeaders(new Headers({ "x-ratelimit-remaining-requests": "many" })),
+    {},
+    "an unreadable value is left out",
+  );
+});
+
+Deno.test("rate-limit headers: Retry-After in seconds and as a date, retry-after-ms first", () => {
+  const now = Date.parse("2026-01-01T00:00:00Z");
+  assertEquals(readRateLimitHeaders(new Headers({ "retry-after": "2" }), now).retryAfterMs, 2000);
+  assertEquals(
+    readRateLimitHeaders(new Headers({ "retry-after": "Thu, 01 Jan 2026 00:00:07 GMT" }), now).retryAfterMs,
+    7000,
+  );
+  assertEquals(
+    readRateLimitHeaders(new Headers({ "retry-after": "2", "retry-after-ms": "350" }), now).retryAfterMs,
+    350,
+  );
+  assertEquals(readRateLimitHeaders(new Headers({ "retry-after": "soon" }), now).retryAfterMs, undefined);
+});
+
+Deno.test("rate-limit headers: the fake's reset format reads back", () => {
+  for (const ms of [20, 999, 1500, 59_940, 360_000, 150_500]) {
+    assertEquals(parseDurationMs(formatResetDuration(ms)), ms, formatResetDuration(ms));
+  }
+  assertEquals(formatResetDuration(360_000), "6m0s");
+});
+
+Deno.test("a 429 for an exhausted quota is not retryable; a rate-limit 429 is, with its Retry-After", () => {
+  const quota = classifyError(
+    OpenAI.APIError.generate(
+      429,
+      { error: { code: "insufficient_quota", message: "You exceeded your current quota" } },
+      undefined,
+      new Headers(),
+    ),
+  );
+  assertEquals([quota.status, quota.retryable], [429, false]);
+  assertStringIncludes(quota.message, "quota");
+  const limited = classifyError(
+    OpenAI.APIError.generate(
+      429,
+      { error: { code: "rate_limit_exceeded", message: "Rate limit reached" } },
+      undefined,
+      new Headers({ "retry-after-ms": "1200" }),
+    ),
+  );
+  assertEquals([limited.status, limited.retryable, limited.retryAfterMs], [429, true, 1200]);
+});
+
+// ---------------------------------------------------------------------------------------------------------
+// Units: AIMD window, health, caps, learned budget
+
+Deno.test("AIMD window: starts at its ceiling, halves on overload once per round trip, grows back by one", () => {
+  const window = new AimdWindow({ ceiling: 16 });
+  assertEquals(window.limit, 16);
+  assert(window.onOverload(0, 100));
+  assertEquals(window.limit, 8);
+  assertEquals(window.onOverload(50, 110), false, "a request sent before the decrease changes nothing");
+  assertEquals(window.limit, 8);
+  assert(window.onOverload(120, 300), "a request sent after it halves again");
+  assertEquals(window.limit, 4);
+  for (let i = 0; i < 3; i++) window.onSuccess(100, 400 + i, 500 + i);
+  assertEquals(window.limit, 7);
+  for (let i = 0; i < 50; i++) window.onSuccess(100, 600 + i, 700 + i);
+  assertEquals(window.limit, 16, "never above the ceiling");
+  for (let i = 0; i < 10; i++) window.onOverload(1000 * (i + 1), 1000 * (i + 1) + 1);
+  assertEquals(window.limit, 1, "never below one");
+  assertThrows(() => new AimdWindow({ ceiling: 0 }), RangeError);
+});
+
+Deno.test("AIMD window: a fixed latency never shrinks it; latency well above the floor does", () => {
+  const steady = new AimdWindow({ ceiling: 64 });
+  for (let i = 0; i < 2000; i++) steady.onSuccess(100 + (i % 7), i, i + 100);
+  assertEquals(steady.limit, 64);
+  assert(Math.abs(steady.latencyFloorMs - 103) < 5, String(steady.latencyFloorMs));
+
+  const slowing = new AimdWindow({ ceiling: 64 });
+  for (let i = 0; i < 50; i++) slowing.onSuccess(100, i, i + 100);
+  let shrank = false;
+  for (let i = 0; i < 50 && !shrank; i++) {
+    shrank = slowing.onSuccess(1000, 1000 + i * 10, 2000 + i * 10) === "shrank";
+  }
+  assert(shrank, "latency ten times the floor is overload");
+  assertEquals(slowing.limit, 32);
+});
+
+Deno.test("endpoint health: benched after failures in a row, probed after a cooldown that doubles", () => {
+  const health = new EndpointHealth({ failuresToBench: 3, cooldownMs: 100, maxCooldownMs: 250 });
+  assertEquals(health.onFailure(0, true), false);
+  health.onSuccess();
+  assertEquals([health.onFailure(1, true), health.onFailure(2, true)], [false, false]);
+  assertEquals(health.onFailure(3, false), false, "the last endpoint in service is never benched");
+  assertEquals(health.onFailure(4, true), true);
+  assert(health.benched(50) && !health.benched(104));
+  assert(health.probing);
+  assertEquals(health.onFailure(110, true), true, "a failed probe benches it at once");
+  assertEquals(health.benchedUntil, 310, "for twice as long");
+  health.onFailure(320, true);
+  assertEquals(health.benchedUntil, 570, "up to the cap");
+  health.onSuccess();
+  assert(!health.probing);
+  assertEquals(health.benchings, 3);
+});
+
+Deno.test("sliding-window cap: never more than the limit in a window, sends spread, refusals refunded", () => {
+  const cap = new SlidingWindowCap(5, 1000);
+  const sent: number[] = [];
+  let now = 0;
+  while (sent.length < 20) {
+    const at = cap.readyAt(now, 1);
+    if (at <= now) {
+      cap.record(now, 1);
+      sent.push(now);
+    }
+    now = Math.max(now + 1, Math.min(at, now + 50));
+  }
+  assertEquals(mostWithin(sent, 1000), 5);
+  assert(sent.slice(1).every((t, i) => t - sent[i] >= 200), "sends are spread over the window");
+  assertEquals(cap.readyAt(0, 6), Infinity, "a cost above the limit never fits");
+
+  const tokens = new SlidingWindowCap(100, 1000);
+  tokens.record(0, 60);
+  assert(tokens.readyAt(700, 60) >= 1000, "60 more tokens wait for the first 60 to leave the window");
+  tokens.refund(0, 60);
+  assertEquals(tokens.used(700), 0);
+  assertEquals(tokens.readyAt(700, 60), 700);
+});
+
+Deno.test("learned budget: the remainder until the reset, the limit after it, less what was sent since", () => {
+  const budget = new LearnedBudget();
+  assertEquals(budget.readyAt(0, 1), 0, "unknown until reported");
+  budget.charge(1, 0);
+  budget.update({ limit: 10, remaining: 2, resetMs: 1000 }, 100);
+  assertEquals(budget.available(100), 2);
+  budget.charge(1, 200);
+  budget.charge(1, 210);
+  assertEquals(budget.available(220), 0);
+  const reset = budget.readyAt(220, 1);
+  assert(reset >= 1100 && reset <= 1150, `waits for the reset (with a margin): ${reset}`);
+  assertEquals(budget.available(reset), 8, "then the limit less the two sent since the report");
+  // A later report with a later reset does not hide the earlier reset.
+  budget.update({ limit: 10, remaining: 0, resetMs: 1000 }, 400);
+  assertEquals(budget.available(reset), 8);
+  assertEquals(budget.available(2000), 10);
+});
+
+// ---------------------------------------------------------------------------------------------------------
+// The pool against fake servers
+
+Deno.test("pool: least outstanding requests gives two replicas load in inverse proportion to their latency", async () => {
+  const fakes = await timedFakes({ latencyMs: 20 }, { latencyMs: 80 });
+  try {
+    const [fast, slow] = fakes.servers;
+    const pool = new EndpointPool({
+      model: "m",
+      endpoints: [{ baseURL: slow.url }, { baseURL: fast.url }],
+      concurrency: 4,
+    });
+    assertEquals(pool.concurrency, 8);
+    await withStore(async (store) => {
+      const caller = new Caller(pool, store, "model", QUICK_RETRIES);
+      await Promise.all(Array.from({ length: 250 }, (_, i) => caller.call(question(i))));
+      const counts = [fast, slow].map((s) => s.requests.length);
+      const ratio = counts[0] / counts[1];
+      assert(ratio > 2.5 && ratio < 6, `fast:slow = ${counts.join(":")} (latency ratio 4)`);
+      // Every stored call names the endpoint that served it, and the counts agree with the servers'.
+      const byEndpoint = Map.groupBy(store.calls(), (c) => c.endpoint);
+      assertEquals(byEndpoint.get(endpointName(fast.url))?.length, counts[0]);
+      assertEquals(byEndpoint.get(endpointName(slow.url))?.length, counts[1]);
+    });
+  } finally {
+    await fakes.close();
+  }
+});
+
+Deno.test("pool: equal replicas share the load evenly", async () => {
+  const fakes = await timedFakes({ latencyMs: 15 }, { latencyMs: 15 }, { latencyMs: 15 });
+  try {
+    const pool = new EndpointPool({
+      model: "m",
+      endpoints: fakes.servers.map((s) => ({ baseURL: s.url })),
+      concurrency: 2,
+    });
+    await Promise.all(Array.from({ length: 120 }, (_, i) => pool.complete(question(i))));
+    const counts = fakes.servers.map((s) => s.requests.length);
+    assert(counts.every((n) => n >= 30 && n <= 50), counts.join(","));
+  } finally {
+    await fakes.close();
+  }
+});
+
+Deno.test("pool: an endpoint that always fails is benched, the run completes on the other, probes are spaced out", async () => {
+  const fakes = await timedFakes({ fault: () => ({ status: 500 }) }, { latencyMs: 10 });
+  try {
+    const [broken, healthy] = fakes.servers;
+    const pool = new EndpointPool({
+      model: "m",
+      endpoints: [{ baseURL: broken.url }, { baseURL: healthy.url }],
+      concurrency: 2,
+      health: { failuresToBench: 2, cooldownMs: 250 },
+    });
+    await withStore(async (store) => {
+      const caller = new Caller(pool, store, "model", QUICK_RETRIES);
+      const started = performance.now();
+      const results = await Promise.allSettled(
+        Array.from({ length: 150 }, (_, i) => caller.call(question(i))),
+      );
+      const elapsed = performance.now() - started;
+      assertEquals(results.filter((r) => r.status === "rejected").length, 0);
+      assertEquals(caller.stats.failed, 0);
+      assertEquals(new Set(store.calls().map((c) => c.endpoint)), new Set([endpointName(healthy.url)]));
+      const [status] = pool.status();
+      assert(status.benchings >= 2, `benched and probed again: ${JSON.stringify(status)}`);
+      // After the first failures, the broken endpoint sees only probes, each a growing cooldown after the last.
+      const times = fakes.arrivals[0];
+      const probes = times.slice(2).filter((t, i, all) => i === 0 || t - all[i - 1] > 100);
+      assert(probes.length >= 1 && probes.length <= 4, `${times.length} requests, probes ${probes.length}`);
+      assert(times.length <= 2 + 2 + probes.length, `only probes after benching: ${times.length} requests`);
+      assert(probes[0] - times[1] >= 240, `first probe ${probes[0] - times[1]} ms after benching`);
+      if (probes.length >= 2) assert(probes[1] - probes[0] >= 450, "the second cooldown is twice the first");
+      assert(elapsed > 600, `the run lasted ${elapsed} ms`);
+    });
+  } finally {
+    await fakes.close();
+  }
+});
+
+Deno.test("pool: a benched endpoint that recovers is probed after its cooldown and serves again", async () => {
+  let failing = true;
+  const fakes = await timedFakes({ latencyMs: 5, fault: () => failing ? { status: 503 } : undefined }, {
+    latencyMs: 5,
+  });
+  try {
+    const [flaky, steady] = fakes.servers;
+    const pool = new EndpointPool({
+      model: "m",
+      endpoints: [{ baseURL: flaky.url }, { baseURL: steady.url }],
+      concurrency: 1,
+      health: { failuresToBench: 1, cooldownMs: 200 },
+    });
+    await withStore(async (store) => {
+      const caller = new Caller(pool, store, "model", QUICK_RETRIES);
+      await Promise.all(Array.from({ length: 10 }, (_, i) => caller.call(question(i))));
+      assert(pool.status()[0].benched, "benched after its failure");
+      failing = false;
+      await new Promise((resolve) => setTimeout(resolve, 250));
+      await Promise.all(Array.from({ length: 40 }, (_, i) => caller.call(question(100 + i))));
+      const [status] = pool.status();
+      assert(!status.benched && status.served >= 10, JSON.stringify(status));
+      assertEquals(caller.stats.failed, 0);
+    });
+  } finally {
+    await fakes.close();
+  }
+});
+
+Deno.test("pool: a 429 halves the window and is sent again without using a retry; the window grows back", async () => {
+  const fakes = await timedFakes({
+    fault: (r) => r.index === 0 ? { status: 429 } : undefined,
+    headers: (r): Record<string, string> => r.index === 0 ? { "retry-after-ms": "150" } : {},
+  });
+  try {
+    const [server] = fakes.servers;
+    const pool = new EndpointPool({ model: "m", endpoints: [{ baseURL: server.url }], concurrency: 8 });
+    await withStore(async (store) => {
+      const caller = new Caller(pool, store, "model", { maxRetries: 0, baseDelayMs: 1, maxDelayMs: 1 });
+      const { call } = await caller.call(question(0));
+      assertEquals(call.attempts, 1, "the 429 was waited out inside the pool");
+      const [first, second] = fakes.arrivals[0];
+      assert(second - first >= 140, `Retry-After honoured: ${second - first} ms`);
+      assertEquals(pool.status()[0].window, 5, "halved to 4, then one more for the success");
+      assertEquals(pool.status()[0].throttled, 1);
+      for (let i = 1; i <= 5; i++) await caller.call(question(i));
+      assertEquals(pool.status()[0].window, 8, "back at the ceiling");
+      assertEquals(caller.stats, { cached: 0, sent: 6, retries: 0, failed: 0 });
+    });
+  } finally {
+    await fakes.close();
+  }
+});
+
+Deno.test("pool: a server-side rate limit gives 429s that are waited out: zero failed calls, endpoint stored", async () => {
+  const server = await startRateLimitedServer({ requestsPerWindow: 10, windowMs: 500, latencyMs: 20 });
+  try {
+    // 16 in flight against 10 per window: the first burst is partly refused.
+    const pool = new EndpointPool({ model: "m", endpoints: [{ baseURL: server.url }], concurrency: 16 });
+    await withStore(async (store) => {
+      const caller = new Caller(pool, store, "model", { maxRetries: 0, baseDelayMs: 1, maxDelayMs: 1 });
+      const results = await Promise.allSettled(
+        Array.from({ length: 40 }, (_, i) => caller.call(question(i))),
+      );
+      assertEquals(results.filter((r) => r.status === "rejected").length, 0);
+      assert(server.throttled() > 0, "the server refused some requests");
+      const calls = store.calls();
+      assertEquals(calls.length, 40);
+      assert(calls.every((c) => c.attempts === 1 && c.endpoint === endpointName(server.url)));
+      assertEquals(server.admittedAt.length, 40);
+      assert(mostWithin(server.admittedAt, 500) <= 10);
+    });
+  } finally {
+    await server.close();
+  }
+});
+
+Deno.test("pool: x-ratelimit headers on successful answers hold requests back before the server refuses", async () => {
+  const server = await startRateLimitedServer({ requestsPerWindow: 4, windowMs: 300, latencyMs: 5 });
+  try {
+    const pool = new EndpointPool({ model: "m", endpoints: [{ baseURL: server.url }], concurrency: 1 });
+    const started = performance.now();
+    for (let i = 0; i < 13; i++) await pool.complete(question(i));
+    assertEquals(server.throttled(), 0);
+    assert(performance.now() - started >= 800, "three windows waited for");
+  } finally {
+    await server.close();
+  }
+});
+
+Deno.test("pool: an RPM cap is never exceeded within a window (at the server's arrival times)", async () => {
+  const fakes = await timedFakes({ latencyMs: 5 });
+  try {
+    const pool = new EndpointPool({
+      model: "m",
+      endpoints: [{ baseURL: fakes.servers[0].url }],
+      concurrency: 8,
+      rpm: 6,
+      capWindowMs: 400,
+    });
+    const started = performance.now();
+    await Promise.all(Array.from({ length: 20 }, (_, i) => pool.complete(question(i))));
+    const times = fakes.arrivals[0];
+    assertEquals(times.length, 20);
+    // The client counts at sending, the server at arrival: allow a few milliseconds of transit.
+    assert(mostWithin(times, 390) <= 6, `most in a window: ${mostWithin(times, 390)}`);
+    assert(performance.now() - started >= 1000, "the cap held requests back");
+  } finally {
+    await fakes.close();
+  }
+});
+
+Deno.test("pool: a TPM cap counts prompt tokens plus max_tokens and is never exceeded within a window", async () => {
+  const count = await loadTokenCounter();
+  const fakes = await timedFakes({ latencyMs: 5 });
+  try {
+    const requests = Array.from({ length: 16 }, (_, i) => question(i, 40));
+    const cost = estimateChatTokens(requests[0].messages, 40, count);
+    const pool = new EndpointPool({
+      model: "m",
+      endpoints: [{ baseURL: fakes.servers[0].url }],
+      concurrency: 8,
+      tpm: cost * 4,
+      capWindowMs: 400,
+    });
+    await Promise.all(requests.map((r) => pool.complete(r)));
+    assertEquals(fakes.arrivals[0].length, 16);
+    assert(
+      mostWithin(fakes.arrivals[0], 390) <= 4,
+      `most in a window: ${mostWithin(fakes.arrivals[0], 390)}`,
+    );
+    const bodies = fakes.servers[0].requests.map((r) => r.body as { max_tokens?: number });
+    assert(bodies.every((b) => b.max_tokens === 40));
+    const err = await assertRejects(() => pool.complete(question(99, cost * 5)), ProviderError);
+    assertEquals(err.retryable, false);
+    assertStringIncludes(err.message, "tokens-per-minute cap");
+  } finally {
+    await fakes.close();
+  }
+});
+
+Deno.test("pool: embeddings go through the pool too", async () => {
+  const fakes = await timedFakes({}, {});
+  try {
+    const pool = new EmbeddingEndpointPool({
+      model: "e",
+      endpoints: fakes.servers.map((s) => ({ baseURL: s.url })),
+    });
+    const vectors = await Promise.all(["a", "b", "c", "d"].map((t) => pool.embed(t)));
+    assert(vectors.every((v) => v.length === 64));
+    assert(fakes.servers.every((s) => s.requests.length > 0), "both endpoints used");
+  } finally {
+    await fakes.close();
+  }
+});
+
+// ---------------------------------------------------------------------------------------------------------
+// Factory
+
+Deno.test("factory: comma-separated base URLs make a pool; one URL keeps today's label", () => {
+  const one = createProvider({ model: "m", baseUrl: "http://10.0.0.1:8000/v1", concurrency: 4 });
+  assert(one instanceof EndpointPool);
+  assertEquals([one.label, one.concurrency], ["m @ 10.0.0.1:8000/v1", 4]);
+  const three = createProvider({
+    model: "m",
+    baseUrl: "http://10.0.0.1:8000/v1, http://10.0.0.2:8000/v1,http://10.0.0.3:8000/v1/",
+    concurrency: 4,
+  });
+  assertEquals([three.label, three.concurrency], ["m @ 10.0.0.1:8000/v1 (+2)", 12]);
+  const embed = createProvider({ model: "e", baseUrl: "http://10.0.0.1:8000/v1", embeddings: true });
+  assert(embed instanceof EmbeddingEndpointPool && typeof embed.embed === "function");
+  assertEquals(typeof (one as { embed?: unknown }).embed, "undefined", "chat pools serve no embeddings");
+  const err = assertThrows(
+    () =>
+      createProvider({ model: "m", baseUrl: "http://a:1/v1,ftp://b/v1", baseUrlFlag: "--judge-base-url" }),
+    ConfigError,
+  );
+  assertStringIncludes(err.message, '--judge-base-url: "ftp://b/v1" is not an http(s) URL');
+});
+
+Deno.test("factory: several key variables pair with the URLs, or make one endpoint per key on one URL", () => {
+  Deno.env.set("POOL_TEST_KEY_A", "sk-pool-test-a-aaaaaaaaaaaaaaaa");
+  Deno.env.set("POOL_TEST_KEY_B", "sk-pool-test-b-bbbbbbbbbbbbbbbb");
+  try {
+    const keys = createProvider({
+      model: "m",
+      baseUrl: "https://api.example.com/v1",
+      apiKeyEnv: "POOL_TEST_KEY_A,POOL_TEST_KEY_B",
+    });
+    assertEquals([keys.label, keys.concurrency], ["m @ api.example.com/v1 (+1)", 16]);
+    assert(!keys.label.includes("sk-"));
+    assertEquals(endpointNames(["https://api.example.com/v1", "https://api.example.com/v1"]), [
+      "api.example.com/v1",
+      "api.example.com/v1#2",
+    ]);
+    const mismatch = assertThrows(() =>
+      createProvider({
+        model: "m",
+        baseUrl: "http://a:1/v1,http://b:1/v1,http://c:1/v1",
+        apiKeyEnv: "POOL_TEST_KEY_A,POOL_TEST_KEY_B",
+      }), ConfigError);
+    assertStringIncludes(mismatch.message, "3 base URLs but 2 key variables");
+    const unset = assertThrows(
+      () =>
+        createProvider({
+          model: "m",
+          baseUrl: "http://a:1/v1",
+          apiKeyEnv: "POOL_TEST_KEY_A,POOL_TEST_UNSET",
+        }),
+      ConfigError,
+    );
+    assertStringIncludes(unset.message, '"POOL_TEST_UNSET"');
+  } finally {
+    Deno.env.delete("POOL_TEST_KEY_A");
+    Deno.env.delete("POOL_TEST_KEY_B");
+  }
+});
