@@ -103,7 +103,7 @@ function isModelCall(path: string): boolean {
 function tokensOf(body: unknown, count: TokenCounter): number {
   const chat = body as Partial<FakeChatBody> & { input?: string | string[] };
   if (Array.isArray(chat?.messages)) {
-    return estimateChatTokens(chat.messages as never, chat.max_tokens, count);
+    return estimateChatTokens(chat.messages, chat.max_tokens, count);
   }
   const input = chat?.input ?? "";
   return (Array.isArray(input) ? input : [input]).reduce((sum, text) => sum + count(text), 0);

@@ -103,7 +103,10 @@ Deno.test("LLMEval-Med end to end against the fake server: usability recomputed 
     const store = new RunStore(`${out}/run.sqlite`);
     const retries = store.events().filter((e) => e.kind === "retry").length;
     store.close();
-    assert(retries >= 4, `expected >= 4 retries, saw ${retries}`);
+    // The 500, the malformed body and the hang use the caller's retries; the 429 is waited out inside the
+    // endpoint pool (queued, never counted against the retry budget).
+    assert(retries >= 3, `expected >= 3 retries, saw ${retries}`);
+    assertEquals(server.requests.filter((r) => r.status === 429).length, 1);
     assert(server.requests.every((r) => r.authorization === `Bearer ${SECRET}`));
     for await (const path of walkFiles(out)) {
       if (path.endsWith(".png") || path.endsWith(".pdf") || path.endsWith("plotly.js")) continue;

@@ -25,6 +25,8 @@ export const JUDGE_FLAGS = [
   "judge-concurrency",
   "judge-temperature",
   "judge-seed",
+  "judge-rpm",
+  "judge-tpm",
 ] as const;
 
 /**

@@ -36,7 +36,7 @@ export interface EndpointLimits {
   maxPauseMs?: number;
 }
 
-/** A snapshot of an endpoint for progress notes and tests. */
+/** A snapshot of an endpoint for diagnostics and tests. */
 export interface EndpointStatus {
   /** `host/path` (with `#k` for the k-th key on the same URL). */
   name: string;
@@ -180,7 +180,7 @@ export class Endpoint {
     }
   }
 
-  /** A snapshot for progress notes and tests. */
+  /** A snapshot for diagnostics and tests. */
   status(now = performance.now()): EndpointStatus {
     return {
       name: this.name,
@@ -196,10 +196,10 @@ export class Endpoint {
     this.#pausedUntil = Math.max(this.#pausedUntil, now + Math.min(ms, this.#maxPauseMs));
   }
 
-  /** The wait the reported allowances imply for one more request (none when they are not exhausted). */
+  /** The wait the reported allowances imply for one more request (none when they say nothing definite). */
   #reportedWait(now: number): number | undefined {
     const at = Math.max(this.learned.requests.readyAt(now, 1), this.learned.tokens.readyAt(now, 1));
-    return at > now ? at - now : undefined;
+    return at > now && at < Infinity ? at - now : undefined;
   }
 
   /** Takes the rate-limit report of an answer. */

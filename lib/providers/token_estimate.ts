@@ -30,7 +30,7 @@ export function loadTokenCounter(): Promise<TokenCounter> {
 
 /** Returns the estimated tokens of a chat request: its messages plus `maxTokens` (0 when unset). */
 export function estimateChatTokens(
-  messages: readonly ChatMessage[],
+  messages: readonly Pick<ChatMessage, "content">[],
   maxTokens: number | undefined,
   count: TokenCounter,
 ): number {
