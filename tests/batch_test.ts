@@ -10,7 +10,7 @@ import { BatchLedger } from "../lib/store/batch_ledger.ts";
 import { RunStore } from "../lib/store/run_store.ts";
 import { scriptedReply } from "./fake_judge.ts";
 import { defaultFakeReply, type FakeServer, type FakeServerOptions, startFakeServer } from "./fake_server.ts";
-import { cli, ROOT } from "./run_cli.ts";
+import { llmevalCommand, ROOT } from "./run_cli.ts";
 import OpenAI from "openai";
 
 const SAMPLE = `${ROOT}data/llmeval_med/sample.json`;
@@ -282,30 +282,7 @@ Deno.test("--batch: a judged multi-turn run completes round by round with the sa
 });
 
 function batchEvalCommand(url: string, out: string, resume: boolean): Deno.Command {
-  return cli([
-    "eval",
-    "llmeval-med",
-    "--model",
-    "fake-model",
-    "--base-url",
-    url,
-    "--judge",
-    "fake-judge",
-    "--judge-base-url",
-    url,
-    "--judge-runs",
-    "3",
-    "--data",
-    SAMPLE,
-    "--out",
-    out,
-    "--no-render",
-    "--quiet",
-    "--batch",
-    "--batch-poll-seconds",
-    "0.1",
-    ...(resume ? ["--resume"] : []),
-  ]);
+  return llmevalCommand(url, out, resume, ["--quiet", "--batch", "--batch-poll-seconds", "0.1"]);
 }
 
 Deno.test("--batch: a run killed while its batch runs resumes by fetching that batch, never resubmitting", async () => {

@@ -13,25 +13,14 @@ import { parseDurationMs, readRateLimitHeaders } from "../lib/providers/rate_lim
 import type { RetryPolicy } from "../lib/providers/retry.ts";
 import { estimateChatTokens, loadTokenCounter } from "../lib/providers/token_estimate.ts";
 import { type ChatRequest, ProviderError } from "../lib/providers/types.ts";
-import { RunStore } from "../lib/store/run_store.ts";
 import { formatResetDuration, startRateLimitedServer } from "./fake_rate_limit.ts";
 import { type FakeServer, type FakeServerOptions, startFakeServer } from "./fake_server.ts";
+import { withTempStore } from "./temp_store.ts";
 
 const QUICK_RETRIES: RetryPolicy = { maxRetries: 6, baseDelayMs: 5, maxDelayMs: 20 };
 
 function question(i: number, maxTokens?: number): ChatRequest {
   return { messages: [{ role: "user", content: `question ${i}` }], maxTokens };
-}
-
-async function withStore<T>(fn: (store: RunStore) => Promise<T>): Promise<T> {
-  const dir = await Deno.makeTempDir();
-  const store = new RunStore(`${dir}/run.sqlite`);
-  try {
-    return await fn(store);
-  } finally {
-    store.close();
-    await Deno.remove(dir, { recursive: true });
-  }
 }
 
 /** Starts fakes that also record when (performance.now()) each request arrived. */
@@ -254,7 +243,7 @@ Deno.test("pool: least outstanding requests gives two replicas load in inverse p
       concurrency: 4,
     });
     assertEquals(pool.concurrency, 8);
-    await withStore(async (store) => {
+    await withTempStore(async (store) => {
       const caller = new Caller(pool, store, "model", QUICK_RETRIES);
       await Promise.all(Array.from({ length: 250 }, (_, i) => caller.call(question(i))));
       const counts = [fast, slow].map((s) => s.requests.length);
@@ -296,7 +285,7 @@ Deno.test("pool: an endpoint that always fails is benched, the run completes on 
       concurrency: 2,
       health: { failuresToBench: 2, cooldownMs: 250 },
     });
-    await withStore(async (store) => {
+    await withTempStore(async (store) => {
       const caller = new Caller(pool, store, "model", QUICK_RETRIES);
       const started = performance.now();
       const results = await Promise.allSettled(
@@ -335,7 +324,7 @@ Deno.test("pool: a benched endpoint that recovers is probed after its cooldown a
       concurrency: 1,
       health: { failuresToBench: 1, cooldownMs: 200 },
     });
-    await withStore(async (store) => {
+    await withTempStore(async (store) => {
       const caller = new Caller(pool, store, "model", QUICK_RETRIES);
       await Promise.all(Array.from({ length: 10 }, (_, i) => caller.call(question(i))));
       assert(pool.status()[0].benched, "benched after its failure");
@@ -359,7 +348,7 @@ Deno.test("pool: a 429 halves the window and is sent again without using a retry
   try {
     const [server] = fakes.servers;
     const pool = new EndpointPool({ model: "m", endpoints: [{ baseURL: server.url }], concurrency: 8 });
-    await withStore(async (store) => {
+    await withTempStore(async (store) => {
       const caller = new Caller(pool, store, "model", { maxRetries: 0, baseDelayMs: 1, maxDelayMs: 1 });
       const { call } = await caller.call(question(0));
       assertEquals(call.attempts, 1, "the 429 was waited out inside the pool");
@@ -381,7 +370,7 @@ Deno.test("pool: a server-side rate limit gives 429s that are waited out: zero f
   try {
     // 16 in flight against 10 per window: the first burst is partly refused.
     const pool = new EndpointPool({ model: "m", endpoints: [{ baseURL: server.url }], concurrency: 16 });
-    await withStore(async (store) => {
+    await withTempStore(async (store) => {
       const caller = new Caller(pool, store, "model", { maxRetries: 0, baseDelayMs: 1, maxDelayMs: 1 });
       const results = await Promise.allSettled(
         Array.from({ length: 40 }, (_, i) => caller.call(question(i))),

@@ -3,27 +3,17 @@ import { Caller } from "../lib/providers/caller.ts";
 import { OpenAIProvider } from "../lib/providers/openai.ts";
 import { Progress } from "../lib/report/progress.ts";
 import { ProviderError } from "../lib/providers/types.ts";
-import { RunStore } from "../lib/store/run_store.ts";
 import { startFakeServer } from "./fake_server.ts";
+import { withTempStore } from "./temp_store.ts";
 
 const KEY = "sk-provider-test-secret-abcdefghijkl";
-
-async function withStore<T>(fn: (store: RunStore) => Promise<T>): Promise<T> {
-  const dir = await Deno.makeTempDir();
-  const store = new RunStore(`${dir}/run.sqlite`);
-  try {
-    return await fn(store);
-  } finally {
-    store.close();
-  }
-}
 
 Deno.test("caller: waits out Retry-After, shows the wait in progress, stores once, then serves from the store", async () => {
   const server = await startFakeServer({
     fault: (r) => (r.index === 0 ? { status: 429, retryAfterSeconds: 1 } : undefined),
   });
   try {
-    await withStore(async (store) => {
+    await withTempStore(async (store) => {
       const lines: string[] = [];
       const progress = new Progress("t", 1, { tty: false, write: (t) => lines.push(t), intervalMs: 0 });
       const provider = new OpenAIProvider({ model: "m", baseURL: server.url, apiKey: KEY });
@@ -54,7 +44,7 @@ Deno.test("caller: waits out Retry-After, shows the wait in progress, stores onc
 Deno.test("caller: identical requests made while one is under way share its reply (one request sent)", async () => {
   const server = await startFakeServer({ latencyMs: 100 });
   try {
-    await withStore(async (store) => {
+    await withTempStore(async (store) => {
       const provider = new OpenAIProvider({ model: "m", baseURL: server.url });
       const caller = new Caller(provider, store, "model");
       const request = { messages: [{ role: "user" as const, content: "same" }] };
@@ -75,7 +65,7 @@ Deno.test("caller: a hung request times out and is retried; a malformed body is 
     fault: (r) => (r.index === 0 ? { hang: true } : r.index === 1 ? { malformed: true } : undefined),
   });
   try {
-    await withStore(async (store) => {
+    await withTempStore(async (store) => {
       const provider = new OpenAIProvider({ model: "m", baseURL: server.url, timeoutMs: 300 });
       const caller = new Caller(provider, store, "model", { maxRetries: 3, baseDelayMs: 5, maxDelayMs: 10 });
       const { call } = await caller.call({ messages: [{ role: "user", content: "x" }] });
@@ -90,7 +80,7 @@ Deno.test("caller: a hung request times out and is retried; a malformed body is 
 Deno.test("caller: 401 is not retried, and the error never shows the key", async () => {
   const server = await startFakeServer({ fault: () => ({ status: 401 }) });
   try {
-    await withStore(async (store) => {
+    await withTempStore(async (store) => {
       const provider = new OpenAIProvider({ model: "m", baseURL: server.url, apiKey: KEY });
       const caller = new Caller(provider, store, "model", { maxRetries: 5, baseDelayMs: 5, maxDelayMs: 10 });
       const err = await assertRejects(

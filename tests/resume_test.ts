@@ -3,33 +3,10 @@ import { pathExists } from "../lib/core/fs.ts";
 import { RunStore } from "../lib/store/run_store.ts";
 import { scriptedReply } from "./fake_judge.ts";
 import { startFakeServer } from "./fake_server.ts";
-import { cli, ROOT, runCli } from "./run_cli.ts";
-
-const SAMPLE = `${ROOT}data/llmeval_med/sample.json`;
+import { llmevalCommand, runCli } from "./run_cli.ts";
 
 function evalCommand(url: string, out: string, resume: boolean): Deno.Command {
-  return cli([
-    "eval",
-    "llmeval-med",
-    "--model",
-    "fake-model",
-    "--base-url",
-    url,
-    "--judge",
-    "fake-judge",
-    "--judge-base-url",
-    url,
-    "--judge-runs",
-    "3",
-    "--data",
-    SAMPLE,
-    "--concurrency",
-    "2",
-    "--out",
-    out,
-    "--no-render",
-    ...(resume ? ["--resume"] : []),
-  ]);
+  return llmevalCommand(url, out, resume, ["--concurrency", "2"]);
 }
 
 Deno.test("a run killed mid-way resumes with --resume and repeats no finished call", async () => {

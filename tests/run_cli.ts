@@ -18,6 +18,39 @@ export function cli(args: string[], env: Record<string, string> = {}): Deno.Comm
   });
 }
 
+/**
+ * Returns `deno task eval llmeval-med` on the shipped sample against one fake server (model and judge, 3 judge
+ * runs), writing to `out`, with `extra` flags; `resume` adds `--resume`.
+ */
+export function llmevalCommand(
+  url: string,
+  out: string,
+  resume: boolean,
+  extra: string[] = [],
+): Deno.Command {
+  return cli([
+    "eval",
+    "llmeval-med",
+    "--model",
+    "fake-model",
+    "--base-url",
+    url,
+    "--judge",
+    "fake-judge",
+    "--judge-base-url",
+    url,
+    "--judge-runs",
+    "3",
+    "--data",
+    `${ROOT}data/llmeval_med/sample.json`,
+    "--out",
+    out,
+    "--no-render",
+    ...extra,
+    ...(resume ? ["--resume"] : []),
+  ]);
+}
+
 /** What a finished command printed and returned. */
 export interface CliResult {
   /** Exit code. */

@@ -12,12 +12,12 @@ import { runEval } from "../pipeline/run_eval.ts";
 import { TAG_USAGE, tagCommand } from "./tag.ts";
 import { type EvalConfig } from "../pipeline/eval_config.ts";
 import { redact } from "../providers/redact.ts";
-import { formatEstimate } from "../report/tables.ts";
 import { downloadDataset, DOWNLOADS } from "./download.ts";
 import { reproduce, reproduceEnv } from "./reproduce.ts";
 import { collectCommand, importRatingsCommand, RUNS_USAGE } from "./runs.ts";
 import { IRT_USAGE, irtCommand } from "./irt.ts";
 import { MERGE_USAGE, mergeCommand } from "./merge.ts";
+import { printSummaries } from "./print_summaries.ts";
 
 /** Usage of `deno task eval`, generated from the option table; for one benchmark when `benchmark` is given. */
 async function evalUsage(benchmark?: string): Promise<string> {
@@ -121,16 +121,7 @@ async function evalCommand(args: string[]): Promise<number> {
     throw new ConfigError("name a benchmark, e.g. `deno task eval llmeval-med --model ...` (see --help)");
   }
   const result = await runEval(evalConfig(benchmark, values));
-  for (const s of result.conditions) {
-    console.log(
-      `${s.benchmark} | ${s.model} | ${s.condition} | judge ${s.judge ?? "none"}${
-        s.offline ? " | OFFLINE" : ""
-      }`,
-    );
-    for (const [name, est] of Object.entries(s.metrics)) {
-      console.log(`  ${name}: ${formatEstimate(est, false, 4)} (n=${est.n}, 95% CI)`);
-    }
-  }
+  printSummaries(result.conditions);
   for (const [role, stats] of Object.entries(result.calls)) {
     console.log(
       `  ${role} calls: ${stats.sent} sent, ${stats.cached} from the run store, ${stats.retries} retries`,

@@ -15,7 +15,6 @@ import { conditionIdentity, type EvalPlan, planEval } from "../pipeline/plan.ts"
 import { conditionResult } from "../pipeline/run_eval.ts";
 import { shardLabel, shardSamples } from "../pipeline/shard.ts";
 import { writeRunOutputs } from "../pipeline/write_outputs.ts";
-import { formatEstimate } from "../report/tables.ts";
 import {
   checkShardSet,
   closeShards,
@@ -26,6 +25,7 @@ import {
   type ShardRun,
 } from "../store/merge.ts";
 import { RunStore } from "../store/run_store.ts";
+import { printSummaries } from "./print_summaries.ts";
 
 /** Usage of `merge`. */
 export const MERGE_USAGE = `  deno task merge --out DIR SHARD_DIR... [--no-render]
@@ -217,16 +217,7 @@ export async function mergeCommand(args: string[]): Promise<number> {
     shards: positionals,
     render: !values["no-render"],
   });
-  for (const s of conditions) {
-    console.log(
-      `${s.benchmark} | ${s.model} | ${s.condition} | judge ${s.judge ?? "none"}${
-        s.offline ? " | OFFLINE" : ""
-      }`,
-    );
-    for (const [name, est] of Object.entries(s.metrics)) {
-      console.log(`  ${name}: ${formatEstimate(est, false, 4)} (n=${est.n}, 95% CI)`);
-    }
-  }
+  printSummaries(conditions);
   console.log(
     `  merged ${positionals.length} shards: ${counts.samples} samples, ${counts.calls} calls, ${counts.outputs} ` +
       `answers, ${counts.scores} scores, ${counts.events} events`,
