@@ -6,7 +6,15 @@
  * @module
  */
 import { eStep, type ItemState, type PackedResponses, packResponses } from "./estep.ts";
-import { guessingPrior, itemTerms, itemValue, type Priors, slopePrior } from "./item_terms.ts";
+import {
+  guessingPrior,
+  itemCounts,
+  itemTerms,
+  itemValue,
+  NO_PRIORS,
+  type Priors,
+  slopePrior,
+} from "./item_terms.ts";
 import { solve } from "./linear.ts";
 import { type IrtModel, logistic } from "./model.ts";
 import { DEFAULT_NODES, normalGrid, type Quadrature } from "./quadrature.ts";
@@ -130,13 +138,13 @@ function updateItem(
   quadrature: Quadrature,
   priors: Priors,
 ): number {
-  const K = quadrature.nodes.length;
   const guessing = model === "3pl";
   const size = guessing ? 3 : 2;
   const a0 = state.a[i], d0 = state.d[i], g0 = state.g[i];
   let a = a0, d = d0, g = g0;
+  const item = itemCounts(quadrature.nodes, counts, i);
   for (let step = 0; step < M_STEPS; step++) {
-    const terms = itemTerms(a, d, g, guessing, quadrature.nodes, counts.n, counts.r, i * K, priors, false);
+    const terms = itemTerms(a, d, g, guessing, item, priors, false);
     for (let u = 0; u < size; u++) terms.fisher[u * 3 + u] += 1e-9;
     const delta = solve(terms.fisher, terms.gradient, size, 3);
     if (!delta) break;
@@ -147,7 +155,7 @@ function updateItem(
       const nd = d + scale * delta[1];
       const ng = guessing ? g + scale * delta[2] : g;
       if (!valid(na, nd, ng, priors)) continue;
-      const value = itemValue(na, nd, ng, guessing, quadrature.nodes, counts.n, counts.r, i * K, priors);
+      const value = itemValue(na, nd, ng, guessing, item, priors);
       if (value >= terms.value - 1e-12 * Math.abs(terms.value)) {
         a = na, d = nd, g = ng;
         moved = true;
@@ -169,14 +177,10 @@ function updateRasch(
   quadrature: Quadrature,
   priors: Priors,
 ): number {
-  const K = quadrature.nodes.length;
   const before = { a: state.a[0], d: Float64Array.from(state.d) };
   const items = state.a.length;
   const at = (a: number, i: number, d: number) =>
-    itemTerms(a, d, -Infinity, false, quadrature.nodes, counts.n, counts.r, i * K, {
-      slope: null,
-      guessing: null,
-    });
+    itemTerms(a, d, -Infinity, false, itemCounts(quadrature.nodes, counts, i), NO_PRIORS);
   for (let round = 0; round < 4; round++) {
     const a = state.a[0];
     for (let i = 0; i < items; i++) {
@@ -288,11 +292,8 @@ export function fitIrt(data: Responses, options: FitOptions): IrtFit {
       state.d[i],
       state.g[i],
       model === "3pl",
-      quadrature.nodes,
-      final.n,
-      final.r,
-      i * K,
-      model === "1pl" ? { slope: null, guessing: null } : priors,
+      itemCounts(quadrature.nodes, final, i),
+      model === "1pl" ? NO_PRIORS : priors,
     );
     if (model === "1pl") slopeGradient += terms.gradient[0];
     else maxGradient = Math.max(maxGradient, Math.abs(terms.gradient[0]));

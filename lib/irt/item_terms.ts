@@ -68,21 +68,40 @@ export interface ItemTerms {
 }
 
 /**
- * Evaluates one item's terms. `n[k]` is the expected number of examinees at node k who answered the item,
- * `r[k]` the expected number of them who answered it correctly (`offset` locates the item in both arrays).
+ * One item's slice of the E-step's expected counts: `n[offset + k]` examinees at node k answered it,
+ * `r[offset + k]` of them correctly.
  */
+export interface ItemCounts {
+  /** Quadrature nodes. */
+  nodes: Float64Array;
+  /** Expected examinees answering, per item and node. */
+  n: Float64Array;
+  /** Expected examinees answering correctly, per item and node. */
+  r: Float64Array;
+  /** Where the item's nodes start in `n` and `r`. */
+  offset: number;
+}
+
+/** Returns item `i`'s counts in E-step arrays holding `nodes.length` entries per item. */
+export function itemCounts(
+  nodes: Float64Array,
+  counts: { n: Float64Array; r: Float64Array },
+  i: number,
+): ItemCounts {
+  return { nodes, n: counts.n, r: counts.r, offset: i * nodes.length };
+}
+
+/** Evaluates one item's terms from its expected counts. */
 export function itemTerms(
   a: number,
   d: number,
   g: number,
   guessing: boolean,
-  nodes: Float64Array,
-  n: Float64Array,
-  r: Float64Array,
-  offset: number,
+  item: ItemCounts,
   priors: Priors,
   exact = true,
 ): ItemTerms {
+  const { nodes, n, r, offset } = item;
   const gradient = new Float64Array(3);
   const fisher = new Float64Array(9);
   const negHessian = new Float64Array(9);
@@ -155,12 +174,10 @@ export function itemValue(
   d: number,
   g: number,
   guessing: boolean,
-  nodes: Float64Array,
-  n: Float64Array,
-  r: Float64Array,
-  offset: number,
+  item: ItemCounts,
   priors: Priors,
 ): number {
+  const { nodes, n, r, offset } = item;
   const c = guessing ? logistic(g) : 0;
   const logOneMinusC = guessing ? -softplus(g) : 0;
   let value = 0;

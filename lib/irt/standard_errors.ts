@@ -6,7 +6,7 @@
  * @module
  */
 import type { EStep, ItemState, PackedResponses } from "./estep.ts";
-import { itemTerms, NO_PRIORS, type Priors, slopePrior } from "./item_terms.ts";
+import { itemCounts, itemTerms, NO_PRIORS, type Priors, slopePrior } from "./item_terms.ts";
 import { invert } from "./linear.ts";
 import { type IrtModel, logistic } from "./model.ts";
 import type { Quadrature } from "./quadrature.ts";
@@ -90,7 +90,7 @@ export function standardErrors(
     const info = new Float64Array(size * size);
     for (let i = 0; i < data.items; i++) {
       const h =
-        itemTerms(state.a[i], state.d[i], state.g[i], guessing, nodes, final.n, final.r, i * K, itemPriors)
+        itemTerms(state.a[i], state.d[i], state.g[i], guessing, itemCounts(nodes, final, i), itemPriors)
           .negHessian;
       for (let u = 0; u < local; u++) {
         for (let v = 0; v < local; v++) info[index(i, u) * size + index(i, v)] += h[u * 3 + v];
@@ -144,9 +144,8 @@ export function standardErrors(
   // Item blocks: each item's information alone (the 1PL slope conditional on the intercepts and vice versa).
   const blocks: Float64Array[] = [];
   for (let i = 0; i < data.items; i++) {
-    const h =
-      itemTerms(state.a[i], state.d[i], state.g[i], guessing, nodes, final.n, final.r, i * K, itemPriors)
-        .negHessian;
+    const h = itemTerms(state.a[i], state.d[i], state.g[i], guessing, itemCounts(nodes, final, i), itemPriors)
+      .negHessian;
     const block = new Float64Array(local * local);
     for (let u = 0; u < local; u++) for (let v = 0; v < local; v++) block[u * local + v] = h[u * 3 + v];
     blocks.push(block);
