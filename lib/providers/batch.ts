@@ -12,7 +12,6 @@
  * Answers go back through the caller into the run store, with `endpoint` `batch:<id>`.
  * @module
  */
-import type OpenAI from "openai";
 import { ConfigError } from "../core/errors.ts";
 import { BatchLedger, type LineOutcome, type SubmissionStatus } from "../store/batch_ledger.ts";
 import type { RunStore } from "../store/run_store.ts";
@@ -28,8 +27,7 @@ import {
   OPENAI_BATCH_LIMITS,
   parseBatchResults,
 } from "./batch_jsonl.ts";
-import { EndpointPool } from "./endpoint_pool.ts";
-import { classifyError, OpenAIEmbeddingProvider, OpenAIProvider } from "./openai.ts";
+import { classifyError } from "./openai.ts";
 import { redact } from "./redact.ts";
 import {
   type CallOptions,
@@ -420,22 +418,9 @@ function waitingNote(label: string, running: readonly BatchState[]): string {
   } (${statuses}), ${finished}/${total} requests done`;
 }
 
-/**
- * Returns the OpenAI client of an OpenAI-compatible chat provider (its base URL, key, timeout and no retries):
- * the provider's own, or that of the first endpoint of a pool (a batch lives on the server that created it).
- */
-function openAIClientOf(provider: ChatProvider): OpenAI | undefined {
-  // Both are protected members: batch mode uses the very client the provider was built with.
-  if (provider instanceof EndpointPool) return openAIClientOf(provider["endpoints"][0].provider);
-  if (provider instanceof OpenAIProvider && !(provider instanceof OpenAIEmbeddingProvider)) {
-    return provider["client"];
-  }
-  return undefined;
-}
-
 /** Returns a {@linkcode BatchProvider} over the Batch API of the OpenAI-compatible server `provider` calls. */
 export function batchProviderFor(provider: ChatProvider, options: BatchOptions = {}): BatchProvider {
-  const client = openAIClientOf(provider);
+  const client = provider.batchClient?.();
   if (!client) {
     throw new ConfigError(`--batch: ${provider.label} is not one OpenAI-compatible chat endpoint`);
   }

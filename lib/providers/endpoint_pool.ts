@@ -8,6 +8,7 @@
  * rather than holding them forever. The answer records which endpoint served it.
  * @module
  */
+import type OpenAI from "openai";
 import {
   Endpoint,
   type EndpointLimits,
@@ -115,6 +116,11 @@ export class EndpointPool implements ChatProvider {
     this.label = endpointLabel(config.model, config.endpoints[0].baseURL) + (more > 0 ? ` (+${more})` : "");
     this.concurrency = this.endpoints.reduce((sum, e) => sum + e.window.ceiling, 0);
     this.#tokenCap = config.tpm;
+  }
+
+  /** The first endpoint's batch client (batch mode submits to one server: a batch lives where it was made). */
+  batchClient(): OpenAI | undefined {
+    return this.endpoints[0].provider.batchClient?.();
   }
 
   /** Snapshots of the endpoints (in flight, window, served, throttled, failed, benched). */

@@ -75,6 +75,11 @@ export class OpenAIProvider implements ChatProvider {
     });
   }
 
+  /** The client batch mode submits through (its base URL, key and timeout; no retries of its own). */
+  batchClient(): OpenAI | undefined {
+    return this.client;
+  }
+
   /** Sends one chat completion request; failures become classified {@linkcode ProviderError}s. */
   async complete(request: ChatRequest, options: EndpointCallOptions = {}): Promise<ChatResponse> {
     const jsonMode = request.jsonMode && !this.#jsonModeRefused;
@@ -120,6 +125,11 @@ export class OpenAIProvider implements ChatProvider {
 
 /** Calls `/embeddings` of the same kind of server (`--embed-model`). */
 export class OpenAIEmbeddingProvider extends OpenAIProvider {
+  /** Embeddings are not batched: `undefined`. */
+  override batchClient(): OpenAI | undefined {
+    return undefined;
+  }
+
   /** Returns the embedding of `text`; failures become classified {@linkcode ProviderError}s. */
   async embed(text: string, options: EndpointCallOptions = {}): Promise<number[]> {
     try {

@@ -2,6 +2,7 @@
  * The one interface behind which chat models, judges and offline baselines sit.
  * @module
  */
+import type OpenAI from "openai";
 import type { ChatMessage, GenerationParams, TokenUsage } from "../core/chat.ts";
 import type { Sample } from "../core/sample.ts";
 
@@ -46,6 +47,11 @@ export interface ChatProvider {
   complete(request: ChatRequest, options?: CallOptions): Promise<ChatResponse>;
   /** Returns the embedding of `text`, for providers that serve `/embeddings`. Throws {@linkcode ProviderError}. */
   embed?(text: string, options?: CallOptions): Promise<number[]>;
+  /**
+   * The OpenAI client batch mode submits through, for OpenAI-compatible chat endpoints (a batch lives on the
+   * server that made it); absent or `undefined` for anything else.
+   */
+  batchClient?(): OpenAI | undefined;
 }
 
 /** Per-call options of {@linkcode ChatProvider.complete}. */
