@@ -37,7 +37,7 @@ async function startFake(): Promise<FakeProcess> {
   return { url: JSON.parse(server.line).url, close: server.close };
 }
 
-/** The bound for `calls` sequential-free calls of one round: calls · latency / concurrency + one latency. */
+/** The bound of `calls` calls in `rounds` dependent rounds: calls · latency / concurrency + one latency per round. */
 function boundSeconds(calls: number, rounds = 1): number {
   return (calls * LATENCY_MS / CONCURRENCY + rounds * LATENCY_MS) / 1000;
 }
@@ -51,6 +51,8 @@ interface Measure {
   per_second: number;
   peak_rss_mb?: number;
   failures?: number;
+  /** Exit code of a whole command (0: complete run). */
+  exit_code?: number;
 }
 
 function measure(n: number, seconds: number, bound: number, extra: Partial<Measure> = {}): Measure {
@@ -232,7 +234,7 @@ async function main(): Promise<void> {
         const run = await runCommand(flags(kind, data[kind], `${dir}/cmd-${kind}`, fake.url));
         section[kind] = measure(N, run.seconds, boundSeconds(N, kind === "judged" ? 2 : 1), {
           peak_rss_mb: run.peakRssMb,
-          failures: run.code === 0 ? 0 : -1,
+          exit_code: run.code,
         });
         console.error(`command ${kind}: ${JSON.stringify(section[kind])}`);
       }

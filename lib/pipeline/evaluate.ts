@@ -38,11 +38,6 @@ export interface EvaluateOptions {
   progress?: Progress;
   /** Conversations under way at once (default: all). */
   window?: number;
-  /**
-   * Asked before each conversation starts: a reason (e.g. a budget reached) stops the loop there; the
-   * conversations under way finish, the rest are left for a resumed run.
-   */
-  stop?: () => string | undefined;
 }
 
 /** Counts of what {@linkcode evaluate} could not finish; a later `--resume` retries exactly these. */
@@ -143,12 +138,8 @@ export async function evaluate(options: EvaluateOptions): Promise<EvaluateResult
   const conversations = toConversations(options.samples);
   let next = 0;
   const worker = async () => {
+    // A call refused by a spending limit (StopError) stops the loop: the conversations under way finish.
     while (next < conversations.length && result.stopped === undefined) {
-      const reason = options.stop?.();
-      if (reason !== undefined) {
-        result.stopped = reason;
-        break;
-      }
       await runConversation(conversations[next++]);
     }
   };

@@ -52,7 +52,7 @@ export class Roles {
       ? {
         onSent: (call: StoredCall) => {
           budget.addCall(call);
-          progress?.spent(budget.tokens, budget.unpriced.length ? null : budget.cost, budget.prices.currency);
+          progress?.spent(budget.tokens, budget.knownCost, budget.prices.currency);
         },
         stop: () => budget.exceeded(),
       }

@@ -154,7 +154,6 @@ export async function executeEval(plan: EvalPlan): Promise<EvalResult> {
         store,
         progress,
         window: evaluationWindow(roles),
-        stop: () => budget.exceeded(),
       });
       failures += outcome.answerErrors + outcome.scoreFailures;
       const result = conditionResult(plan, store, entry);

@@ -63,6 +63,11 @@ export class Budget {
     return [...this.#unpriced];
   }
 
+  /** Cost spent so far, or `null` once a model without a price has been met (the sum would understate it). */
+  get knownCost(): number | null {
+    return this.#unpriced.size ? null : this.#cost;
+  }
+
   /** Adds the totals of calls already stored (a resumed run counts what it spent before). */
   addTotals(totals: readonly UsageTotal[]): void {
     for (const t of totals) this.#add(t.model, t.prompt, t.completion, t.batch);
