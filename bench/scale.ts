@@ -245,7 +245,10 @@ async function main(): Promise<void> {
       for (const n of [...new Set([Math.min(5000, MEMORY_N), MEMORY_N])]) {
         const path = await writeData("one-call", n, dir);
         const run = await runCommand(flags("one-call", path, `${dir}/mem-${n}`, fake.url));
-        section[`one-call ${n}`] = measure(n, run.seconds, boundSeconds(n), { peak_rss_mb: run.peakRssMb });
+        section[`one-call ${n}`] = measure(n, run.seconds, boundSeconds(n), {
+          peak_rss_mb: run.peakRssMb,
+          exit_code: run.code,
+        });
         console.error(`memory ${n}: ${JSON.stringify(section[`one-call ${n}`])}`);
       }
       report.memory = section;
