@@ -18,6 +18,7 @@ import { collectCommand, importRatingsCommand, RUNS_USAGE } from "./runs.ts";
 import { IRT_USAGE, irtCommand } from "./irt.ts";
 import { MERGE_USAGE, mergeCommand } from "./merge.ts";
 import { printSummaries } from "./print_summaries.ts";
+import { causeLines } from "../pipeline/completeness.ts";
 
 /** Usage of `deno task eval`, generated from the option table; for one benchmark when `benchmark` is given. */
 async function evalUsage(benchmark?: string): Promise<string> {
@@ -136,15 +137,25 @@ async function evalCommand(args: string[]): Promise<number> {
     );
   }
   console.log(`  outputs: ${result.out}`);
+  if (result.failureCauses.size) {
+    console.error("failed for good, by cause (samples):");
+    for (const line of causeLines(result.failureCauses)) console.error(line);
+  }
   if (result.stopped) {
     console.error(
-      `stopped: ${result.stopped}; the summary covers the samples asked so far; rerun with --resume and a higher limit to finish`,
+      `stopped: ${result.stopped}; rates count the samples scored so far; rerun with --resume and a higher limit to finish`,
     );
     return 1;
   }
   if (result.failures > 0) {
     console.error(
       `error: ${result.failures} answers/scores failed for good; rerun the same command with --resume to retry only those`,
+    );
+    return 1;
+  }
+  if (!result.complete) {
+    console.error(
+      "error: the run is not complete (see the counts above); rerun with --resume to complete it",
     );
     return 1;
   }

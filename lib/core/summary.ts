@@ -66,6 +66,11 @@ export const SummarySchema = z.object({
   offline: z.boolean(),
   judge_runs: z.number().int().min(0),
   n: z.number().int().min(0),
+  /**
+   * `false` when some samples are not scored yet (not asked, not judged, or failed for good; counted in
+   * `counts`): rates then count the scored samples only. Absent in summaries of earlier versions.
+   */
+  complete: z.boolean().optional(),
   metrics: z.record(z.string(), EstimateSchema),
   groups: z.record(z.string(), z.record(z.string(), z.record(z.string(), EstimateSchema))),
   counts: z.record(z.string(), z.number()),

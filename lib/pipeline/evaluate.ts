@@ -178,6 +178,7 @@ async function scoreAnswer(
       result.scoreFailures += units;
       options.store.logEvent("score_failed", {
         sample: sample.id,
+        condition: options.condition,
         scorer: scorer.name,
         error: redact(err instanceof Error ? err.message : String(err)),
       });

@@ -22,6 +22,7 @@ import { conditionNote, conditionSolver } from "../ablations/condition.ts";
 import type { RunStore } from "../store/run_store.ts";
 import { Budget, usageRows } from "../providers/spend.ts";
 import { shardNote } from "./shard.ts";
+import { addCauses, partialRunNote, runCompleteness, scoredRows, scoredView } from "./completeness.ts";
 import { type ConditionResult, writeRunOutputs } from "./write_outputs.ts";
 
 /** What a finished run returns. */
@@ -38,6 +39,10 @@ export interface EvalResult {
   failures: number;
   /** Why the run stopped before asking every sample (a spending limit), if it did. */
   stopped?: string;
+  /** `false` when some sample of some condition is not scored yet (rates then count scored samples only). */
+  complete: boolean;
+  /** Why samples failed for good, over all conditions: each distinct error with its count. */
+  failureCauses: Map<string, number>;
   /** Calls answered from the store, sent, retried and failed, by role. */
   calls: Record<string, CallerStats>;
   /** The samples evaluated (after `limit`), as loaded and validated. */
@@ -93,9 +98,25 @@ export function conditionResult(
     offline: plan.roles.some((r) => r.providers.some((p) => p.offline)),
     judgeRuns,
   };
-  const view = readRunView(store, condition.name);
-  const rows = task.rows(view, labels);
-  const summary = task.aggregate(rows, view, labels);
+  const full = readRunView(store, condition.name);
+  const completeness = runCompleteness(full, {
+    scorers: task.scorers,
+    ctx: { judgeRuns, members },
+    scoreFailed: scoreFailures(store, condition.name),
+  });
+  // A sample not yet answered and fully scored counts for no rate (never as a zero); the counts say why.
+  const view = scoredView(full, completeness);
+  const rows = scoredRows(task.rows(view, labels), completeness);
+  const summary = withCompleteness(task.aggregate(rows, view, labels), completeness.complete);
+  Object.assign(summary.counts, {
+    samples: completeness.samples,
+    answer_errors: [...full.outputs.values()].filter((o) => !o.answered).length,
+    scored: completeness.scored,
+    not_asked: completeness.not_asked,
+    not_judged: completeness.not_judged,
+    failed: completeness.failed,
+  });
+  if (!completeness.complete) summary.notes.unshift(partialRunNote(completeness));
   const juries = task.scorers.filter(isJudgeScorer).map((s) =>
     juryReport(view, s.name, s.spec, judgeRuns, `${task.name}:${condition.name}`)
   ).filter((j) => j !== undefined);
@@ -110,7 +131,27 @@ export function conditionResult(
     plan.conditions[0].condition.name,
   );
   if (plan.shard) summary.notes.push(shardNote(plan.shard, plan.samples.length, plan.allSamples.length));
-  return { condition, summary, rows, samples: applied.samples };
+  return { condition, summary, rows, samples: applied.samples, failureCauses: completeness.causes };
+}
+
+/** Returns `summary` with `complete` right after `n` (where a reader of `summary.json` looks for it). */
+function withCompleteness(summary: Summary, complete: boolean): Summary {
+  const entries = Object.entries(summary).filter(([key]) => key !== "complete");
+  const at = entries.findIndex(([key]) => key === "n") + 1;
+  entries.splice(at, 0, ["complete", complete]);
+  return Object.fromEntries(entries) as Summary;
+}
+
+/** Returns the samples of `condition` whose scoring failed for good (the run's `score_failed` events). */
+function scoreFailures(store: RunStore, condition: string): Map<string, string> {
+  const failed = new Map<string, string>();
+  for (const event of store.events("score_failed")) {
+    const detail = event.detail as { sample?: string; condition?: string; scorer?: string; error?: string };
+    if (detail.sample && (detail.condition ?? condition) === condition) {
+      failed.set(detail.sample, `${detail.scorer ?? "scorer"}: ${detail.error ?? "failed"}`);
+    }
+  }
+  return failed;
 }
 
 /** Carries out a checked plan: opens (or resumes) the run store, runs every condition, writes the outputs. */
@@ -165,8 +206,7 @@ export async function executeEval(plan: EvalPlan): Promise<EvalResult> {
           not_started: outcome.notStarted,
         });
         result.summary.notes.push(
-          `stopped early: ${stopped}; ${outcome.notStarted} of ${applied.samples.length} samples not asked ` +
-            `(resume with --resume and a higher limit to finish)`,
+          `stopped early: ${stopped} (resume with --resume and a higher limit to finish)`,
         );
       }
       results.push(result);
@@ -187,6 +227,11 @@ export async function executeEval(plan: EvalPlan): Promise<EvalResult> {
       out: config.out,
       failures,
       stopped,
+      complete: results.every((r) => r.summary.complete !== false),
+      failureCauses: results.reduce((all, r) => {
+        addCauses(all, r.failureCauses);
+        return all;
+      }, new Map<string, number>()),
       calls: roles.stats(),
       samples,
     };

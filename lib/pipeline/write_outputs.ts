@@ -24,6 +24,7 @@ import { type SampleRow, type Summary, summaryName, SummarySchema } from "../cor
 import { writeTable } from "../report/tables.ts";
 import { type Table } from "../core/report_spec.ts";
 import { exportStore, writeJsonl } from "../store/export.ts";
+import { type CompletenessCounts, partialRunNote } from "./completeness.ts";
 import type { RunStore } from "../store/run_store.ts";
 
 /** What one condition of a run produced. */
@@ -36,6 +37,8 @@ export interface ConditionResult {
   rows: SampleRow[];
   /** The samples as the model saw them under this condition. */
   samples: Sample[];
+  /** Why its failed samples failed: each distinct error with its count (empty when none failed). */
+  failureCauses: Map<string, number>;
 }
 
 /** Returns one JSON row per sample: its fields, input as asked, answer (or error) and scores. */
@@ -161,14 +164,40 @@ export function comparisonOutputs(
   return { tables, figures };
 }
 
+/**
+ * Returns the lines saying which conditions of `results` are partial runs (the baseline's as it stands in its
+ * summary, another's prefixed with its name, as side-by-side tables print a condition's own notes).
+ */
+export function partialRunLines(results: readonly Pick<ConditionResult, "summary">[]): string[] {
+  return results.filter((r) => r.summary.complete === false).map((r) => {
+    const note = partialRunNote(r.summary.counts as unknown as CompletenessCounts);
+    return r === results[0] ? note : `${summaryName(r.summary)}: ${note}`;
+  });
+}
+
+/** Returns `tables` with each of `lines` added to the notes of every table that does not carry it yet. */
+function withLines(tables: Record<string, Table>, lines: readonly string[]): Record<string, Table> {
+  if (!lines.length) return tables;
+  return Object.fromEntries(
+    Object.entries(tables).map((
+      [name, table],
+    ) => [name, { ...table, notes: [...table.notes, ...lines.filter((l) => !table.notes.includes(l))] }]),
+  );
+}
+
 /** Writes every output of a run into `out`; returns the tables comparing its conditions (empty for one). */
 export async function writeRunOutputs(outputs: RunOutputs): Promise<Record<string, Table>> {
   const { out, task, store, results, render } = outputs;
   const base = results[0];
+  const partial = partialRunLines(results);
   await writeSummary(out, store, base);
   for (const other of results.slice(1)) {
     await writeSummary(`${out}/conditions/${safeName(other.condition.name)}`, store, other);
-    for (const [name, table] of Object.entries(runTables(other.summary, task.report))) {
+    for (
+      const [name, table] of Object.entries(
+        withLines(runTables(other.summary, task.report), partialRunLines([other])),
+      )
+    ) {
       await writeTable(`${out}/conditions/${safeName(other.condition.name)}/tables`, name, table);
     }
   }
@@ -177,7 +206,9 @@ export async function writeRunOutputs(outputs: RunOutputs): Promise<Record<strin
     JSON.stringify(results.map((r) => r.summary), null, 2) + "\n",
   );
   const comparison = comparisonOutputs(task, results, outputs.buckets);
-  const tables = { ...runTables(base.summary, task.report), ...comparison.tables };
+  comparison.tables = withLines(comparison.tables, partial);
+  // Every table of a partial run says so, whichever summary its own notes come from.
+  const tables = withLines({ ...runTables(base.summary, task.report), ...comparison.tables }, partial);
   for (const [name, table] of Object.entries(tables)) await writeTable(`${out}/tables`, name, table);
   await exportFigures(
     `${out}/figures`,

@@ -371,14 +371,17 @@ export class RunStore {
     ]);
   }
 
-  /** Returns the logged events, oldest first. */
-  events(): { at: string; kind: string; detail: unknown }[] {
+  /** Returns the logged events (of one `kind`, when given), oldest first. */
+  events(kind?: string): { at: string; kind: string; detail: unknown }[] {
     this.flush();
-    return (this.#prepare("SELECT at, kind, detail FROM events ORDER BY id").all() as Record<
-      string,
-      string
-    >[])
-      .map((r) => ({ at: r.at, kind: r.kind, detail: JSON.parse(r.detail) }));
+    const rows = kind === undefined
+      ? this.#prepare("SELECT at, kind, detail FROM events ORDER BY id").all()
+      : this.#prepare("SELECT at, kind, detail FROM events WHERE kind = ? ORDER BY id").all(kind);
+    return (rows as Record<string, string>[]).map((r) => ({
+      at: r.at,
+      kind: r.kind,
+      detail: JSON.parse(r.detail),
+    }));
   }
 
   /** Commits what is queued and closes the database. */
