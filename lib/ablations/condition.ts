@@ -40,6 +40,60 @@ export function baselineCondition(name = "default"): Condition {
   return { name, kind: "baseline" };
 }
 
+/** The perturbation kinds `task` declares, split into character kinds (with `mixed`) and `nota`. */
+function perturbationsOf(task: Pick<Task, "perturbations">): { chars: string[]; nota: boolean } {
+  const kinds = task.perturbations ?? [];
+  return { chars: kinds.filter((k) => k !== "nota"), nota: kinds.includes("nota") };
+}
+
+/**
+ * Returns the `--ablation` forms that apply to `task`, one line each with what it does: CoT, pivot
+ * translation and MPS always; role prompting with a role table; few-shot with a train split; the
+ * perturbation kinds the task declares.
+ */
+export function ablationsFor(task: Pick<Task, "perturbations" | "rolePrompting" | "auxiliary">): string[] {
+  const { chars, nota } = perturbationsOf(task);
+  return [
+    "cot (chain of thought)",
+    "pivot:LANG (asked through LANG by --translator, answers translated back)",
+    ...(task.rolePrompting ? ["role (system role per sample from the benchmark's role table)"] : []),
+    ...(task.auxiliary?.some((a) => a.name === TRAIN_SPLIT)
+      ? [`fewshot[:K] (K exemplars from the ${TRAIN_SPLIT} split, default ${DEFAULT_SHOTS})`]
+      : []),
+    "mps[:ROLE] (generation, debate by --role ROLE=MODEL (default debater), reflection)",
+    ...(chars.length ? [`perturb:KIND[@RATE] (KIND ${chars.join(", ")}; rate default 0.12)`] : []),
+    ...(nota ? ["perturb:nota (the correct option's text replaced by 'none of the above')"] : []),
+  ];
+}
+
+/**
+ * Throws a {@linkcode ConfigError} when `condition` cannot apply to `task`: a perturbation kind the task does
+ * not declare (e.g. Han-character kinds on Persian questions), role prompting without a role table, few-shot
+ * without a train split. The message names what does apply.
+ */
+export function checkAblation(condition: Condition, task: Task): void {
+  const applies = () =>
+    `ablations for ${task.name}: ${ablationsFor(task).map((a) => a.split(" (")[0]).join(", ")}`;
+  if (condition.kind === "perturb") {
+    const { chars, nota } = perturbationsOf(task);
+    const ok = condition.perturb!.kind === "nota" ? nota : chars.includes(condition.perturb!.kind);
+    if (!ok) {
+      throw new ConfigError(
+        `--ablation ${condition.name}: perturb:${condition.perturb!.kind} does not apply to ${task.name} ` +
+          `(${task.language} inputs); ${applies()}`,
+      );
+    }
+  }
+  if (condition.kind === "role" && !task.rolePrompting) {
+    throw new ConfigError(`--ablation role: ${task.name} has no role table; ${applies()}`);
+  }
+  if (condition.kind === "fewshot" && !task.auxiliary?.some((a) => a.name === TRAIN_SPLIT)) {
+    throw new ConfigError(
+      `--ablation ${condition.name}: ${task.name} has no ${TRAIN_SPLIT} split to draw exemplars from; ${applies()}`,
+    );
+  }
+}
+
 /** Parses an `--ablation` value (`cot`, `perturb:KIND[@RATE]`); `seed` fixes perturbations. */
 export function parseAblation(text: string, seed = "0"): Condition {
   if (text === "cot") return { name: "cot", kind: "cot" };

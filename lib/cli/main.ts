@@ -9,15 +9,16 @@ import { ConfigError, InputError } from "../core/errors.ts";
 import { safeName } from "../core/fs.ts";
 import { checkNumber, EVAL_OPTIONS, evalOption, taskOptions } from "../pipeline/eval_options.ts";
 import { runEval } from "../pipeline/run_eval.ts";
-import { TAG_USAGE, tagCommand } from "./tag.ts";
+import { tagCommand } from "./tag.ts";
 import { type EvalConfig } from "../pipeline/eval_config.ts";
 import { redact } from "../providers/redact.ts";
 import { downloadDataset, DOWNLOADS } from "./download.ts";
 import { reproduce, reproduceEnv } from "./reproduce.ts";
-import { collectCommand, importRatingsCommand, RUNS_USAGE } from "./runs.ts";
-import { IRT_USAGE, irtCommand } from "./irt.ts";
-import { MERGE_USAGE, mergeCommand } from "./merge.ts";
+import { collectCommand, importRatingsCommand } from "./runs.ts";
+import { irtCommand } from "./irt.ts";
+import { mergeCommand } from "./merge.ts";
 import { printSummaries } from "./print_summaries.ts";
+import { checkFlags, type CommandSpec, commandUsage, parseCommand } from "./args.ts";
 import { causeLines } from "../pipeline/completeness.ts";
 
 /** Usage of `deno task eval`, generated from the option table; for one benchmark when `benchmark` is given. */
@@ -44,18 +45,59 @@ async function evalUsage(benchmark?: string): Promise<string> {
   return lines.join("\n");
 }
 
-const USAGE = `usage:
-  deno task eval <benchmark> --model NAME [options]     (deno task eval --help lists the options)
-  deno task reproduce [--out DIR] [--no-render] [--data-dir DIR]
-                      [--models A,B --judge NAME [--rephraser NAME] [--base-url URL] [--limit N]]
-      (or MEDEVAL_MODELS, MEDEVAL_JUDGE_MODEL, MEDEVAL_REPHRASER_MODEL, OPENAI_BASE_URL, MEDEVAL_LIMIT,
-       MEDEVAL_DATA_DIR; with a rephraser, real models also get MedGPTEval's robustness sets A-E)
-  deno task download <benchmark>
-${MERGE_USAGE}
-${RUNS_USAGE}
-${TAG_USAGE}
-${IRT_USAGE}
+/** The commands, one line each: what the global usage lists (each has its own `--help`). */
+const COMMANDS: [string, string][] = [
+  ["eval <benchmark>", "evaluate a model on a benchmark (resumable run store, tables, figures)"],
+  ["reproduce", "re-create the four papers' tables, figures and claim checks (and your models beside them)"],
+  ["download <benchmark>", "fetch a full public data set, checked by SHA-256"],
+  ["merge", "combine the shards of a run (--shard I/N) into one run"],
+  ["import-ratings", "add human ratings to a run and rebuild its tables and agreement"],
+  ["collect", "gather runs into one long table (and a response matrix for IRT)"],
+  ["tag", "tag questions with ICD-11 chapter and question type by a model"],
+  ["irt", "item response theory: fit, cat, subset, mps"],
+];
+
+const USAGE = `usage: deno task <command> [options]      (deno task <command> --help explains each flag)
+
+${COMMANDS.map(([name, what]) => `  ${name.padEnd(22)} ${what}`).join("\n")}
+
 benchmarks: ${Object.keys(BENCHMARKS).join(", ")}`;
+
+/** `reproduce`'s flags. */
+const REPRODUCE_SPEC = {
+  command: "deno task reproduce",
+  description:
+    "Re-creates what the four papers print: every results table transcribed cell by cell (Markdown, " +
+    "CSV, LaTeX), the figures, and every claim the tables determine rechecked within printed precision; runs " +
+    "each benchmark's pipeline offline; with --models (or MEDEVAL_MODELS), runs your models on every " +
+    "benchmark and adds them beside the papers' rows. Every run is checked before the first one starts.",
+  flags: {
+    out: { value: "DIR", help: "root the reports/ and figures/ folders are written under (default .)" },
+    "no-render": { help: "write HTML figures only (no Chromium for SVG/PNG/PDF)" },
+    models: { value: "A,B", help: "your models, comma-separated (default $MEDEVAL_MODELS)" },
+    judge: { value: "NAME", help: "judge model of judge-scored benchmarks (default $MEDEVAL_JUDGE_MODEL)" },
+    rephraser: {
+      value: "NAME",
+      help: "rephraser of MedGPTEval's robustness sets A-E (default $MEDEVAL_REPHRASER_MODEL)",
+    },
+    "base-url": { value: "URL", help: "OpenAI-compatible base URL of the models (default $OPENAI_BASE_URL)" },
+    limit: { value: "N", help: "evaluate at most N samples per benchmark (default $MEDEVAL_LIMIT)" },
+    "data-dir": {
+      value: "DIR",
+      help: "folder of full data sets laid out as <benchmark>/<file> (default $MEDEVAL_DATA_DIR, else " +
+        "data/downloads, else the shipped samples)",
+    },
+  },
+} as const;
+
+/** `download`'s flags. */
+const DOWNLOAD_SPEC = {
+  command: "deno task download",
+  positionals: "<benchmark>",
+  description: `Downloads a benchmark's full public data set and checks its SHA-256 (needs internet). ` +
+    `Downloadable: ${Object.keys(DOWNLOADS).join(", ")}; the other benchmarks publish no data.`,
+  flags: {},
+} as const;
 
 function numberFlag(values: Record<string, unknown>, name: string): number | undefined {
   const raw = values[name];
@@ -95,6 +137,12 @@ function reproduceLimit(limit: number | undefined): number | undefined {
 }
 
 async function evalCommand(args: string[]): Promise<number> {
+  checkFlags(
+    args,
+    EVAL_OPTIONS.filter((o) => o.kind !== "boolean").map((o) => o.flag),
+    EVAL_OPTIONS.filter((o) => o.kind === "boolean").map((o) => o.flag),
+    "deno task eval",
+  );
   const { values, positionals } = parseArgs({
     args,
     allowPositionals: true,
@@ -164,27 +212,12 @@ async function evalCommand(args: string[]): Promise<number> {
 
 async function main(args: string[]): Promise<number> {
   const [command, ...rest] = args;
-  if (command !== "eval" && (rest.includes("--help") || rest.includes("-h"))) {
-    console.log(USAGE);
-    return 0;
-  }
   switch (command) {
     case "eval":
       return await evalCommand(rest);
     case "reproduce": {
-      const { values } = parseArgs({
-        args: rest,
-        options: {
-          out: { type: "string" },
-          "no-render": { type: "boolean" },
-          models: { type: "string" },
-          judge: { type: "string" },
-          rephraser: { type: "string" },
-          "base-url": { type: "string" },
-          limit: { type: "string" },
-          "data-dir": { type: "string" },
-        },
-      });
+      const { values, help } = parseCommand(REPRODUCE_SPEC, rest);
+      if (help) return printUsage(REPRODUCE_SPEC);
       const env = reproduceEnv();
       const paths = await reproduce({
         root: values.out ?? ".",
@@ -210,18 +243,45 @@ async function main(args: string[]): Promise<number> {
     case "irt":
       return await irtCommand(rest);
     case "download": {
-      const name = rest[0];
-      if (!name || !DOWNLOADS[name]) {
-        throw new ConfigError(`download what? known: ${Object.keys(DOWNLOADS).join(", ")}`);
+      const { positionals, help } = parseCommand(DOWNLOAD_SPEC, rest);
+      if (help) return printUsage(DOWNLOAD_SPEC);
+      const name = positionals[0];
+      if (!name || !DOWNLOADS[name] || positionals.length > 1) {
+        throw new ConfigError(
+          `download: name one benchmark to download; downloadable: ${Object.keys(DOWNLOADS).join(", ")}`,
+        );
       }
       const path = await downloadDataset(name);
       console.log(`saved ${path}`);
       return 0;
     }
+    case undefined:
+    case "help":
+    case "--help":
+    case "-h":
+      console.log(USAGE);
+      return 0;
     default:
-      console.error(USAGE);
-      return command === undefined || command === "help" || command === "--help" ? 0 : 2;
+      throw new ConfigError(
+        `unknown command "${command}"; commands: ${
+          COMMANDS.map(([name]) => name.split(" ")[0]).join(", ")
+        } ` +
+          "(deno task <command> --help)",
+      );
   }
+}
+
+/** Prints a command's `--help` page; returns exit code 0. */
+function printUsage(spec: CommandSpec): number {
+  console.log(commandUsage(spec));
+  return 0;
+}
+
+/** Deno's file-system errors a user causes with a path (missing, a directory, not permitted): one line each. */
+function isPathError(err: unknown): err is Error {
+  return err instanceof Deno.errors.NotFound || err instanceof Deno.errors.IsADirectory ||
+    err instanceof Deno.errors.NotADirectory || err instanceof Deno.errors.PermissionDenied ||
+    err instanceof Deno.errors.AlreadyExists;
 }
 
 if (import.meta.main) {
@@ -230,7 +290,8 @@ if (import.meta.main) {
     code = await main(Deno.args);
   } catch (err) {
     if (
-      err instanceof ConfigError || err instanceof InputError || (err instanceof TypeError && "code" in err)
+      err instanceof ConfigError || err instanceof InputError || isPathError(err) ||
+      (err instanceof TypeError && "code" in err)
     ) {
       console.error(`error: ${redact(err.message)}`);
       code = 2;

@@ -273,6 +273,12 @@ export interface Task {
   dataFile?(path: string, options?: LoadOptions): Promise<string>;
   /** The comparison key of a question's text (few-shot duplicate checks); default: whitespace-collapsed NFKC. */
   textKey?(text: string): string;
+  /**
+   * Perturbation kinds (`--ablation perturb:KIND`) that change this task's inputs, e.g. the Han-character kinds
+   * for Chinese questions and `nota` for single-answer choice items; none when absent. `--help` lists only
+   * these, and any other kind given for the task is an error.
+   */
+  readonly perturbations?: readonly string[];
   /** The questions robustness sets are made from, when the task supports `--robustness`. */
   readonly robustness?: RobustnessSource;
   /** Role prompting, when the task has a role table. */

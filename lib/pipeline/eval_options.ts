@@ -7,6 +7,7 @@
  */
 import { ConfigError } from "../core/errors.ts";
 import type { Task } from "../core/task.ts";
+import { ablationsFor, checkAblation, parseAblation } from "../ablations/condition.ts";
 import type { EvalConfig } from "./eval_config.ts";
 
 /** One setting of `deno task eval`. */
@@ -567,16 +568,26 @@ export function evalOption(flag: string): EvalOption | undefined {
   return EVAL_OPTIONS.find((o) => o.flag === flag);
 }
 
-/** Returns the options `task` takes: every common one and the benchmark options it declares. */
-export function taskOptions(task: Pick<Task, "flags">): EvalOption[] {
-  return EVAL_OPTIONS.filter((o) => o.scope === "common" || task.flags.includes(o.flag));
+/**
+ * Returns the options `task` takes: every common one and the benchmark options it declares, with `--ablation`
+ * listing only the conditions that apply to the task.
+ */
+export function taskOptions(
+  task: Pick<Task, "flags" | "perturbations" | "rolePrompting" | "auxiliary">,
+): EvalOption[] {
+  return EVAL_OPTIONS.filter((o) => o.scope === "common" || task.flags.includes(o.flag)).map((o) =>
+    o.flag === "ablation"
+      ? { ...o, help: `condition beside the baseline, repeatable: ${ablationsFor(task).join(", ")}` }
+      : o
+  );
 }
 
 /**
- * Checks `config` against the table for `task`: benchmark options the task does not declare, and numbers out
- * of range or not integers, are a {@linkcode ConfigError} naming the flag.
+ * Checks `config` against the table for `task`: benchmark options the task does not declare, numbers out of
+ * range or not integers, and ablations that cannot apply to the task are a {@linkcode ConfigError} naming the
+ * flag.
  */
-export function checkEvalOptions(config: EvalConfig, task: Pick<Task, "name" | "flags">): void {
+export function checkEvalOptions(config: EvalConfig, task: Task): void {
   for (const option of EVAL_OPTIONS) {
     const value = config[option.key];
     if (value === undefined) continue;
@@ -590,6 +601,7 @@ export function checkEvalOptions(config: EvalConfig, task: Pick<Task, "name" | "
     }
     if (option.kind === "integer" || option.kind === "number") checkNumber(option, value as number);
   }
+  for (const ablation of config.ablations ?? []) checkAblation(parseAblation(ablation), task);
 }
 
 /**

@@ -4,6 +4,7 @@
  * @module
  */
 import { JUDGE_FLAGS } from "../../judges/judge_scorer.ts";
+import { CHAR_KINDS } from "../../ablations/perturb.ts";
 import type { Task } from "../../core/task.ts";
 import { chatSolver } from "../../solvers/chat.ts";
 import { aggregateLlmEvalMed, GROUP_FIELDS, llmEvalMedRows } from "./aggregate.ts";
@@ -19,6 +20,8 @@ export async function createLlmEvalMedTask(): Promise<Task> {
     name: "llmeval-med",
     title: "LLMEval-Med",
     language: "zh",
+    // Han-character perturbations of the Chinese questions (no choice items: `nota` does not apply).
+    perturbations: [...CHAR_KINDS, "mixed"],
     defaultDataPath: "data/llmeval_med/sample.json",
     groupFields: GROUP_FIELDS,
     flags: [...JUDGE_FLAGS, "human-eval"],

@@ -5,6 +5,7 @@
  * classed R1–R3 by a consistency judge; Tables 3, 4 and 5 in the paper's layout.
  * @module
  */
+import { CHAR_KINDS } from "../../ablations/perturb.ts";
 import type { Task } from "../../core/task.ts";
 import { REPHRASER } from "../../ablations/robustness.ts";
 import { JUDGE_FLAGS } from "../../judges/judge_scorer.ts";
@@ -23,6 +24,8 @@ export function createMedGptEvalTask(): Promise<Task> {
     name: "medgpteval",
     title: "MedGPTEval",
     language: "zh",
+    // Han-character perturbations of the Chinese questions (no choice items: `nota` does not apply).
+    perturbations: [...CHAR_KINDS, "mixed"],
     defaultDataPath: "data/medgpteval",
     groupFields: GROUP_FIELDS,
     flags: [...JUDGE_FLAGS, "human-eval", "robustness", "robustness-sets", "robustness-variants"],
