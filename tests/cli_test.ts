@@ -82,17 +82,17 @@ Deno.test("CLI: a bad configuration exits 2 with one line naming the flag and le
     ], "--api-key-env: the environment variable MEDEVAL_TEST_UNSET_KEY is not set"],
     ["bad base URL", [...CLIMED, "--model", "m", "--base-url", "localhost 8000"], "is not an http(s) URL"],
     ["no base URL", [...CLIMED, "--model", "m"], "--base-url URL", { OPENAI_BASE_URL: "" }],
-    ["ablation that changes nothing", [
+    ["ablation that cannot apply", [
       ...LLMEVAL,
       ...OFFLINE,
       "--judge",
       "offline:overlap",
       "--ablation",
       "perturb:nota",
-    ], "--ablation perturb:nota: changes none"],
+    ], "--ablation perturb:nota: perturb:nota does not apply to llmeval-med"],
     ["unknown ablation", [...CLIMED, ...OFFLINE, "--ablation", "shuffle"], 'unknown ablation "shuffle"'],
     ["bad buckets", [...CLIMED, ...OFFLINE, "--buckets", "length:1"], "--buckets expects length:K"],
-    ["unknown flag", [...CLIMED, ...OFFLINE, "--judg", "x"], "Unknown option '--judg'"],
+    ["unknown flag", [...CLIMED, ...OFFLINE, "--judg", "x"], "unknown option --judg; did you mean --judge?"],
     [
       "judge runs without a judge",
       [...LLMEVAL, ...OFFLINE, "--judge-runs", "2"],

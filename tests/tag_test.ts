@@ -2,6 +2,7 @@ import { assert, assertEquals, assertMatch } from "@std/assert";
 import { loadLabels } from "../lib/benchmarks/permedcqa/labels.ts";
 import { loadPerMedCqa } from "../lib/benchmarks/permedcqa/load.ts";
 import { readTagReply, TAG_USER_TEMPLATE } from "../lib/benchmarks/permedcqa/tag_prompts.ts";
+import { csvText } from "../lib/core/csv.ts";
 import { sha256Hex } from "../lib/core/hash.ts";
 import { parquetWriteBuffer } from "hyparquet-writer";
 import { tagPerMedCqa, type TagSummary } from "../lib/benchmarks/permedcqa/tag.ts";
@@ -262,6 +263,47 @@ Deno.test("tag permedcqa: labels what is missing, keeps what is there, resumes w
       });
       assertEquals(samples.map((s) => s.fields.icd11), [scripted(picked[0].Question).icd11, "02"]);
     });
+    await t.step(
+      "CSV data, as eval reads it: quoted cells with commas, empty cells missing, labels filled",
+      async () => {
+        const csv = `${dir}/own.csv`;
+        const columns = [
+          "instance_id",
+          "Title",
+          "Question",
+          "Expert_Answer",
+          "ICD_11",
+          "Question_Type",
+        ] as const;
+        const picked = [RECORDS[1], { ...RECORDS[2], Title: 'توده، پستان, "سؤال"' }];
+        await Deno.writeTextFile(
+          csv,
+          csvText([
+            columns,
+            ...picked.map((r) => columns.map((c) => (r as Record<string, string>)[c] ?? "")),
+          ]),
+        );
+        const result = await runCli([...args.slice(0, -1), csv, "--out", `${dir}/csv`, "--quiet"]);
+        assertEquals(result.code, 0, result.stderr);
+        assertMatch(result.stdout, /2 records, 0 kept, 2 tagged, 0 failed/);
+        const rows = readJsonl(await Deno.readTextFile(`${dir}/csv/tagged.jsonl`));
+        assertEquals(rows.map((r) => r.instance_id), ["t2", "t3"]);
+        assertEquals(rows[0].Title, null);
+        assertEquals(rows[1].Title, picked[1].Title);
+        assertEquals(rows[0].ICD_11, scripted(picked[0].Question).icd11);
+        assertEquals(rows[1].ICD_11, "Neoplasms");
+        assertEquals(
+          rows[1].Question_Type,
+          labels.types.byId.get(scripted(picked[1].Question).type)!.english,
+        );
+        // A row with more cells than the header is a one-line error naming the line.
+        await Deno.writeTextFile(`${dir}/bad.csv`, "instance_id,Question\nx1,سلام\nx2,سلام,extra\n");
+        const bad = await runCli([...args.slice(0, -1), `${dir}/bad.csv`, "--out", `${dir}/bad`, "--quiet"]);
+        assertEquals(bad.code, 2);
+        assertEquals(bad.errors, [`error: ${dir}/bad.csv: line 3: 3 cells but the header names 2 columns`]);
+        assertEquals(await Deno.stat(`${dir}/bad`).catch(() => null), null);
+      },
+    );
   } finally {
     await server.close();
     await Deno.remove(dir, { recursive: true });

@@ -6,7 +6,6 @@
  * sent: a shard that has not finished is named with the samples it still lacks.
  * @module
  */
-import { parseArgs } from "node:util";
 import { ConfigError, InputError } from "../core/errors.ts";
 import { pathExists } from "../core/fs.ts";
 import type { Summary } from "../core/summary.ts";
@@ -18,18 +17,32 @@ import { writeRunOutputs } from "../pipeline/write_outputs.ts";
 import {
   checkShardSet,
   closeShards,
+  describeDifferences,
   type MergeCounts,
   mergeStores,
   openShard,
-  runDifference,
+  runDifferences,
   type ShardRun,
 } from "../store/merge.ts";
 import { RunStore } from "../store/run_store.ts";
 import { printSummaries } from "./print_summaries.ts";
+import { commandUsage, parseCommand } from "./args.ts";
 
 /** Usage of `merge`. */
-export const MERGE_USAGE = `  deno task merge --out DIR SHARD_DIR... [--no-render]
-      (the run directories of eval --shard 1/N ... N/N, combined into the run one machine would have written)`;
+/** `merge`'s flags and help page. */
+export const MERGE_SPEC = {
+  command: "deno task merge",
+  positionals: "SHARD_DIR...",
+  description:
+    "Combines the run directories of `eval --shard 1/N` ... `N/N` into the run one machine would " +
+    "have written: the shards' manifests are checked against each other (same data, prompts, models and " +
+    "settings; endpoint addresses may differ), their stores become one, and the summary, tables, figures and " +
+    "log are written without sending a request. Every shard must be finished (rerun it with --resume first).",
+  flags: {
+    out: { value: "DIR", help: "where to write the merged run (a new directory; required)" },
+    "no-render": { help: "write HTML figures only (no Chromium for SVG/PNG/PDF)" },
+  },
+} as const;
 
 /** What {@linkcode mergeShards} is given. */
 export interface MergeOptions {
@@ -77,6 +90,7 @@ async function planWholeRun(first: ShardRun, options: MergeOptions): Promise<Eva
   }
   const planned = {
     identity: plan.identity,
+    endpoints: plan.endpoints,
     ...Object.fromEntries(
       plan.conditions.map(({ condition }) => [
         `condition:${condition.name}`,
@@ -84,13 +98,12 @@ async function planWholeRun(first: ShardRun, options: MergeOptions): Promise<Eva
       ]),
     ),
   };
-  const differs = runDifference(first.manifest, JSON.parse(JSON.stringify(planned)));
-  if (differs) {
+  const differences = runDifferences(first.manifest, JSON.parse(JSON.stringify(planned)));
+  if (differences.length) {
+    const listed = describeDifferences(differences);
+    const where = "merge where the shards' data and settings (e.g. OPENAI_BASE_URL) are at hand";
     throw new ConfigError(
-      `merge: ${first.dir}'s settings, planned here, give another run: "${differs.key}" differs (${
-        JSON.stringify(differs.first)
-      } vs ${JSON.stringify(differs.other)}); merge where the shards' data and settings (e.g. ` +
-        "OPENAI_BASE_URL) are at hand",
+      `merge: ${first.dir}'s settings, planned here, give another run: ${listed}; ${where}`,
     );
   }
   return plan;
@@ -205,11 +218,11 @@ export async function mergeShards(options: MergeOptions): Promise<MergeResult> {
 
 /** `merge`: returns the exit code. */
 export async function mergeCommand(args: string[]): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args,
-    allowPositionals: true,
-    options: { out: { type: "string" }, "no-render": { type: "boolean" } },
-  });
+  const { values, positionals, help } = parseCommand(MERGE_SPEC, args);
+  if (help) {
+    console.log(commandUsage(MERGE_SPEC));
+    return 0;
+  }
   if (!values.out) throw new ConfigError("--out: where to write the merged run (a new directory)");
   if (positionals.length === 0) throw new ConfigError("merge: name the shards' run directories");
   const { conditions, counts, failures } = await mergeShards({

@@ -1,17 +1,19 @@
 /**
  * `deno task import-ratings RUN_DIR FILE.csv --scorer human:NAME`: human ratings into an existing run's store,
- * as a scorer of their own. The fields and ranges come from the benchmark's declaration of that scorer (or from
- * `--fields` for a scorer it does not declare); sample ids must be the run's. Nothing is written unless the
- * whole file is valid.
+ * as a scorer of their own, then the run's outputs rewritten from the store. The fields and ranges come from
+ * the benchmark's declaration of that scorer (or from `--fields` for a scorer it does not declare); ids are the
+ * run's sample ids or the data set's own. Nothing is written unless the whole file is valid and the run can be
+ * planned again from its recorded settings.
  * @module
  */
 import { getTask } from "../benchmarks/registry.ts";
 import { ConfigError } from "../core/errors.ts";
-import { pathExists } from "../core/fs.ts";
+import type { Summary } from "../core/summary.ts";
 import type { RatingField, RatingSpec } from "../core/task.ts";
 import { readBytes } from "../core/text_file.ts";
 import { readRatings, storeRatings } from "../store/import_ratings.ts";
 import { RunStore } from "../store/run_store.ts";
+import { replanStoredRun, rewriteRunOutputs } from "./rebuild_run.ts";
 
 /** Options of {@linkcode importRatings}. */
 export interface ImportRatingsOptions {
@@ -27,6 +29,15 @@ export interface ImportRatingsOptions {
   fields?: string;
   /** Rater of every row, for files without a `rater` column. */
   rater?: string;
+  /** Columns under other names (`--columns`): expected name → the file's column. */
+  columns?: Readonly<Record<string, string>>;
+  /**
+   * Render SVG/PNG/PDF when the outputs are rewritten (HTML is always written); default: as the run's figures
+   * were written (rendered when `figures/` holds an SVG).
+   */
+  render?: boolean;
+  /** The run's data file, when it is no longer where the run recorded it. */
+  data?: string;
 }
 
 /** What was imported. */
@@ -41,6 +52,8 @@ export interface ImportRatingsResult {
   condition: string;
   /** SHA-256 of the file, as recorded in the manifest. */
   sha256: string;
+  /** Every condition's summary as rewritten with the ratings, baseline first. */
+  summaries: Summary[];
 }
 
 /** Parses `--fields name:min..max,...` (whole numbers unless a bound has a decimal point). */
@@ -56,22 +69,44 @@ export function parseRatingFields(text: string): RatingField[] {
   });
 }
 
-/** Imports a ratings file into a run store. Throws ConfigError (settings) or InputError (file) before writing. */
-export async function importRatings(options: ImportRatingsOptions): Promise<ImportRatingsResult> {
-  if (!/^human:[a-z0-9][a-z0-9_-]*$/.test(options.scorer)) {
-    throw new ConfigError(
-      `--scorer: expected human:NAME (lower case, e.g. human:experts), got "${options.scorer}"`,
-    );
+/** Returns `true` when the run's `figures/` holds a rendered figure (an SVG), i.e. it was run with rendering. */
+async function hasRenderedFigures(runDir: string): Promise<boolean> {
+  try {
+    for await (const entry of Deno.readDir(`${runDir}/figures`)) if (entry.name.endsWith(".svg")) return true;
+  } catch {
+    // no figures yet
   }
+  return false;
+}
+
+/** What the run store says about the run, read without changing it. */
+interface StoredRun {
+  /** The manifest (settings and identity). */
+  manifest: Record<string, unknown>;
+  /** The fields of the scorer imported into. */
+  spec: RatingSpec;
+  /** The condition the ratings are of. */
+  condition: string;
+  /** The run's sample ids. */
+  sampleIds: Set<string>;
+}
+
+/** Opens the run store of `options.runDir` read-only and checks the scorer and condition against it. */
+async function readStoredRun(options: ImportRatingsOptions): Promise<StoredRun> {
   const storePath = `${options.runDir}/run.sqlite`;
-  if (!(await pathExists(storePath))) {
+  if (!(await Deno.stat(storePath).catch(() => null))?.isFile) {
     throw new ConfigError(`${options.runDir}: no run store (run.sqlite) there`);
   }
-  const bytes = await readBytes(options.file);
-  const store = new RunStore(storePath);
+  const store = new RunStore(storePath, { readOnly: true });
   try {
-    const identity = store.manifest()?.identity as { benchmark?: string } | undefined;
-    if (!identity?.benchmark) throw new ConfigError(`${storePath}: the store has no manifest`);
+    let manifest: Record<string, unknown> | undefined;
+    try {
+      manifest = store.manifest();
+    } catch {
+      manifest = undefined;
+    }
+    const identity = manifest?.identity as { benchmark?: string } | undefined;
+    if (!manifest || !identity?.benchmark) throw new ConfigError(`${storePath}: the store has no manifest`);
     const task = await getTask(identity.benchmark);
     const declared = task.ratings?.[options.scorer];
     if (declared && options.fields) {
@@ -91,20 +126,49 @@ export async function importRatings(options: ImportRatingsOptions): Promise<Impo
     const condition = options.condition ?? conditions[0];
     if (!condition || !conditions.includes(condition)) {
       throw new ConfigError(
-        `--condition: the run has no answers in "${condition}" (it has: ${conditions.join(", ")})`,
+        `--condition: the run has no answers in "${condition}" (it has: ${conditions.join(", ") || "none"})`,
       );
     }
-    const file = readRatings(bytes, options.file, spec, {
-      defaultRater: options.rater,
-      sampleIds: new Set(store.samples().map((s) => s.id)),
-    });
-    storeRatings(store, file, options.scorer, condition, spec);
+    return { manifest, spec, condition, sampleIds: new Set(store.samples().map((s) => s.id)) };
+  } finally {
+    store.close();
+  }
+}
+
+/**
+ * Imports a ratings file into a run store, then rewrites the run's outputs (summaries, tables, agreement,
+ * figures) from the store, as `eval` writes them, without sending a request. The file, the settings and the
+ * run's plan are all checked first: a ConfigError (settings) or InputError (file) leaves the run as it was.
+ */
+export async function importRatings(options: ImportRatingsOptions): Promise<ImportRatingsResult> {
+  if (!/^human:[a-z0-9][a-z0-9_-]*$/.test(options.scorer)) {
+    throw new ConfigError(
+      `--scorer: expected human:NAME (lower case, e.g. human:experts), got "${options.scorer}"`,
+    );
+  }
+  const run = await readStoredRun(options);
+  const file = readRatings(await readBytes(options.file), options.file, run.spec, {
+    defaultRater: options.rater,
+    sampleIds: run.sampleIds,
+    columns: options.columns,
+  });
+  const plan = await replanStoredRun(run.manifest, {
+    runDir: options.runDir,
+    render: options.render ?? await hasRenderedFigures(options.runDir),
+    data: options.data,
+    command: "import-ratings",
+  });
+  const store = new RunStore(`${options.runDir}/run.sqlite`);
+  try {
+    storeRatings(store, file, options.scorer, run.condition, run.spec);
+    const summaries = await rewriteRunOutputs(plan, store);
     return {
       ratings: file.ratings.length,
       raters: [...new Set(file.ratings.map((r) => r.rater))],
       samples: new Set(file.ratings.map((r) => r.sampleId)).size,
-      condition,
+      condition: run.condition,
       sha256: file.sha256,
+      summaries,
     };
   } finally {
     store.close();

@@ -1,35 +1,93 @@
 /**
- * Opening a run's store for a checked plan: a new store gets the manifest, a resumed one must match it in
- * everything (each condition included) before anything is written; then the samples and any ratings given
- * with the run are stored.
+ * Opening a run's store for a checked plan: a new store gets the manifest, a resumed one must match its
+ * identity in everything (each condition and the shard included; every difference is named) before anything
+ * is written. Where the roles are served is not identity: a changed address is warned about on stderr,
+ * logged and recorded. Then the samples and any ratings given with the run are stored.
  * @module
  */
 import { ConfigError } from "../core/errors.ts";
-import { hashValue } from "../core/hash.ts";
 import { codeVersion } from "../core/version.ts";
 import { storeRatings } from "../store/import_ratings.ts";
+import { describeDifferences, manifestIdentity, recordDifferences } from "../store/merge.ts";
 import { RunStore } from "../store/run_store.ts";
 import { conditionIdentity, type EvalPlan } from "./plan.ts";
+import type { RoleEndpoints } from "./plan_roles.ts";
 import { runConfigRecord, type Shard, shardLabel } from "./shard.ts";
 
-function checkSame(storePath: string, what: string, stored: unknown, current: unknown): void {
-  if (hashValue(stored) !== hashValue(current)) {
-    throw new ConfigError(
-      `cannot resume ${storePath}: "${what}" differs from the stored run (${JSON.stringify(stored)} vs ${
-        JSON.stringify(current)
-      })`,
-    );
-  }
+/** Returns `host/path` of a label `NAME @ host/path (+K)` written by earlier versions, if it has one. */
+function labelAddress(label: unknown): string | undefined {
+  return typeof label === "string" ? label.match(/ @ (\S+)(?: \(\+\d+\))?$/)?.[1] : undefined;
 }
 
-/** A resumed run must be the same shard of the same split as the stored one (and a whole run stays whole). */
-function checkShard(storePath: string, stored: Shard | undefined, current: Shard | undefined): void {
-  const what = (shard?: Shard) => shard ? `shard ${shardLabel(shard)}` : "a whole run (no --shard)";
-  if (stored?.index !== current?.index || stored?.count !== current?.count) {
-    throw new ConfigError(
-      `cannot resume ${storePath}: it holds ${what(stored)}, not ${what(current)} (--shard)`,
+/**
+ * Returns where each role of a stored run was served: its manifest's `endpoints`, or, for stores written before
+ * those were recorded, the addresses its labels held (the first endpoint of each role).
+ */
+function storedEndpoints(manifest: Record<string, unknown>): RoleEndpoints {
+  if (manifest.endpoints) return manifest.endpoints as RoleEndpoints;
+  const identity = (manifest.identity ?? {}) as Record<string, unknown>;
+  const labels: [string, unknown[]][] = [
+    ["model", [(manifest.model as { label?: string } | undefined)?.label]],
+    ["judge", [identity.judge].flat()],
+    ["embed", [identity.embedder]],
+    ...Object.entries((identity.roles ?? {}) as Record<string, unknown>).map(([name, label]) =>
+      [name, [label]] as [string, unknown[]]
+    ),
+  ];
+  const out: RoleEndpoints = {};
+  for (const [role, values] of labels) {
+    const addresses = [...new Set(values.map(labelAddress).filter((a): a is string => a !== undefined))];
+    if (addresses.length) out[role] = addresses;
+  }
+  return out;
+}
+
+/** Returns the roles whose addresses differ between the stored run and this one, with both. */
+function changedEndpoints(
+  stored: RoleEndpoints,
+  current: RoleEndpoints,
+): { role: string; from: string[]; to: string[] }[] {
+  const roles = [...new Set([...Object.keys(current), ...Object.keys(stored)])];
+  return roles.map((role) => ({ role, from: stored[role] ?? [], to: current[role] ?? [] }))
+    .filter(({ from, to }) => from.join(",") !== to.join(","));
+}
+
+/**
+ * Returns every way `plan` is not the stored run, as one line (empty when it may be resumed): the shard (a
+ * resumed run is the same shard, and a whole run stays whole), each identity entry, and each condition both
+ * define (a resumed run may add conditions).
+ */
+function resumeMismatch(manifest: Record<string, unknown>, plan: EvalPlan): string {
+  const parts: string[] = [];
+  const stored = manifest.shard as Shard | undefined;
+  if (stored?.index !== plan.shard?.index || stored?.count !== plan.shard?.count) {
+    const what = (shard?: Shard) => shard ? `shard ${shardLabel(shard)}` : "a whole run (no --shard)";
+    parts.push(`it holds ${what(stored)}, not ${what(plan.shard)} (--shard)`);
+  }
+  const conditions = plan.conditions.map(({ condition }) => `condition:${condition.name}`)
+    .filter((key) => key in manifest);
+  const current = JSON.parse(JSON.stringify({
+    identity: plan.identity,
+    conditions: Object.fromEntries(plan.conditions.map(({ condition }) => [
+      `condition:${condition.name}`,
+      conditionIdentity(condition, plan.task, plan.robustness),
+    ])),
+  }));
+  const differences = [
+    ...recordDifferences(manifestIdentity(manifest), current.identity),
+    ...recordDifferences(
+      Object.fromEntries(conditions.map((key) => [key, manifest[key]])),
+      Object.fromEntries(conditions.map((key) => [key, current.conditions[key]])),
+    ),
+  ];
+  if (differences.length) {
+    parts.push(
+      `it differs from the stored run in ${differences.length} ${
+        differences.length === 1 ? "entry" : "entries"
+      }: ${describeDifferences(differences, ["stored ", "now "])}`,
     );
   }
+  return parts.join("; ");
 }
 
 /** Opens (creating, replacing or resuming) the run store of `plan`. Throws ConfigError on a mismatched resume. */
@@ -42,18 +100,23 @@ export async function openRunStore(plan: EvalPlan): Promise<RunStore> {
     const previous = store.manifest();
     const stored = previous ?? {};
     if (previous) {
-      const old = previous.identity as Record<string, unknown>;
-      for (const [key, value] of Object.entries(identity)) checkSame(storePath, key, old?.[key], value);
-      checkShard(storePath, previous.shard as Shard | undefined, plan.shard);
-    }
-    for (const { condition } of plan.conditions) {
-      const key = `condition:${condition.name}`;
-      if (key in stored) {
-        checkSame(storePath, key, stored[key], conditionIdentity(condition, task, plan.robustness));
-      }
-    }
-    if (previous) {
+      const mismatch = resumeMismatch(previous, plan);
+      if (mismatch) throw new ConfigError(`cannot resume ${storePath}: ${mismatch}`);
       store.logEvent("resume", { at: new Date().toISOString() });
+      const changed = changedEndpoints(storedEndpoints(previous), plan.endpoints);
+      for (const { role, from, to } of changed) {
+        const list = (addresses: string[]) => addresses.join(", ") || "none";
+        console.error(
+          `warning: resuming ${storePath}: the ${role} is now served at ${list(to)} (was ${list(from)}); ` +
+            "the run is the same, each call records where it was answered",
+        );
+      }
+      if (changed.length) {
+        store.logEvent("endpoints_changed", { changes: changed });
+        store.setManifest({ endpoints: plan.endpoints });
+      }
+      // A store of an earlier version takes today's form: its identity by model names (equal, as just checked).
+      if (!("endpoints" in previous)) store.setManifest({ identity, endpoints: plan.endpoints });
     } else {
       const [model] = plan.roles[0].providers;
       const judges = plan.roles.find((r) => r.name === "judge")?.providers ?? [];
@@ -63,6 +126,7 @@ export async function openRunStore(plan: EvalPlan): Promise<RunStore> {
         judge: judges.length === 0
           ? null
           : { label: plan.judges.join(" + "), offline: judges.some((j) => j.offline) },
+        endpoints: plan.endpoints,
         data: { path: plan.dataPath, sha256: identity.data_sha256, samples: plan.allSamples.length },
         ...(plan.shard ? { shard: plan.shard } : {}),
         ...(plan.auxiliary.size

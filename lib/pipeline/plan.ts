@@ -33,7 +33,7 @@ import { type RatingsFile, readRatings } from "../store/import_ratings.ts";
 import type { EvalConfig } from "./eval_config.ts";
 import { checkEvalOptions } from "./eval_options.ts";
 import { parseShard, type Shard, shardCondition, shardSamples } from "./shard.ts";
-import { namedSettings, planRoles, requireEnv } from "./plan_roles.ts";
+import { namedSettings, planRoles, requireEnv, type RoleEndpoints } from "./plan_roles.ts";
 import type { RolePlan } from "./roles.ts";
 import { loadPrices, priceOf, type PriceTable } from "../providers/prices.ts";
 
@@ -117,14 +117,17 @@ function humanEvalScorer(task: Task): [string, RatingSpec] {
   return first;
 }
 
-/** The part of the manifest a resumed run must match: everything that changes which calls are made. */
+/**
+ * The part of the manifest a resumed run must match: everything that changes which calls are made — the
+ * models (by name), prompts, data and parameters. Where the models are served (base URLs) is not part of it:
+ * a server may come back on another address; each call records its endpoint, and the manifest the addresses.
+ */
 function runIdentity(
   config: EvalConfig,
   task: Task,
   resolved: {
     generation: GenerationParams;
     judgeRuns: number;
-    judges: string[];
     roles: RolePlan[];
     auxiliary: Map<string, AuxiliaryData>;
   },
@@ -133,24 +136,21 @@ function runIdentity(
   robustness?: RobustnessOptions,
 ) {
   const embed = resolved.roles.find((r) => r.name === "embed");
+  const judges = resolved.roles.find((r) => r.name === "judge")?.providers.map((p) => p.model) ?? [];
   const extra = resolved.roles.filter((r) => !["model", "judge", "embed"].includes(r.name));
   const templates = Object.assign({}, task.solver.templates, ...task.scorers.map((s) => s.templates ?? {}));
   return {
     benchmark: task.name,
     model: config.model,
-    embedder: embed ? embed.providers[0].label : null,
+    embedder: embed ? embed.providers[0].model : null,
     generation: resolved.generation,
-    judge: resolved.judges.length === 0
-      ? null
-      : resolved.judges.length === 1
-      ? resolved.judges[0]
-      : resolved.judges,
+    judge: judges.length === 0 ? null : judges.length === 1 ? judges[0] : judges,
     judge_runs: resolved.judgeRuns,
     judge_params: { temperature: config.judgeTemperature, seed: config.judgeSeed ?? 0 },
     data_sha256: dataHash,
     samples: n,
     prompts: Object.fromEntries(Object.entries(templates).map(([k, v]) => [k, hashValue(v)])),
-    ...(extra.length ? { roles: Object.fromEntries(extra.map((r) => [r.name, r.providers[0].label])) } : {}),
+    ...(extra.length ? { roles: Object.fromEntries(extra.map((r) => [r.name, r.providers[0].model])) } : {}),
     ...(config.columns !== undefined ? { columns: parseColumns(config.columns) } : {}),
     ...(robustness ? { robustness } : {}),
     ...(resolved.auxiliary.size
@@ -202,6 +202,8 @@ export interface EvalPlan {
   roles: RolePlan[];
   /** The judges' labels (several for a jury). */
   judges: string[];
+  /** Where each role calling a server is sent (`host/path` per endpoint): recorded, not part of `identity`. */
+  endpoints: RoleEndpoints;
   /** The task's auxiliary inputs, by name. */
   auxiliary: Map<string, AuxiliaryData>;
   /** Ratings to import with the run (`--human-eval`), validated. */
@@ -316,7 +318,7 @@ export async function planEval(config: EvalConfig, data?: EvalData): Promise<Eva
   };
   const solvers = conditions.map((c) => conditionSolver(c, task, robustness));
   const applied = shard ? whole.map((c) => ({ ...c, applied: shardCondition(c.applied, samples) })) : whole;
-  const { plans: roles, judges } = planRoles(config, task, solvers, allSamples, generation);
+  const { plans: roles, judges, endpoints } = planRoles(config, task, solvers, allSamples, generation);
   const needed = new Set(solvers.flatMap((solver) => solver.auxiliary ?? []));
   const auxiliary = await loadAuxiliary(task, config, loaded, needed);
   let ratings: EvalPlan["ratings"];
@@ -334,7 +336,7 @@ export async function planEval(config: EvalConfig, data?: EvalData): Promise<Eva
   const identity = runIdentity(
     config,
     task,
-    { generation, judgeRuns, judges, roles, auxiliary },
+    { generation, judgeRuns, roles, auxiliary },
     loaded.sha256,
     allSamples.length,
     robustness,
@@ -373,6 +375,7 @@ export async function planEval(config: EvalConfig, data?: EvalData): Promise<Eva
     retry,
     roles,
     judges,
+    endpoints,
     auxiliary,
     ratings,
     identity,
@@ -381,14 +384,24 @@ export async function planEval(config: EvalConfig, data?: EvalData): Promise<Eva
   };
 }
 
-/** `--max-cost` needs a price for every model that calls an API: an unpriced one would spend unseen. */
+/**
+ * `--max-cost` needs a price for every model that calls an API: an unpriced one would spend unseen. Every
+ * unpriced model is named once, with the roles it serves, so one attempt shows all there is to price.
+ */
 function checkPriced(roles: readonly RolePlan[], prices: PriceTable): void {
+  const unpriced = new Map<string, string[]>();
   for (const role of roles) {
     for (const provider of role.providers) {
       if (provider.offline || priceOf(prices, provider.model)) continue;
-      throw new ConfigError(
-        `--max-cost: no price for ${role.name} model "${provider.model}": add it to a price file (layout of data/prices.json) and pass --prices FILE, or limit tokens with --max-tokens-total`,
-      );
+      const served = unpriced.get(provider.model) ?? [];
+      if (!served.includes(role.name)) served.push(role.name);
+      unpriced.set(provider.model, served);
     }
   }
+  if (unpriced.size === 0) return;
+  const names = [...unpriced].map(([model, served]) => `${served.join("/")} model "${model}"`);
+  const fix =
+    `add ${unpriced.size === 1 ? "it" : "them"} to a price file ("models" as in data/prices.json; ` +
+    "other fields optional) and pass --prices FILE, or limit tokens with --max-tokens-total";
+  throw new ConfigError(`--max-cost: no price for ${names.join(", ")}: ${fix}`);
 }

@@ -10,16 +10,37 @@ import type { GenerationParams } from "../core/chat.ts";
 import { ConfigError } from "../core/errors.ts";
 import type { Sample } from "../core/sample.ts";
 import type { Solver, Task } from "../core/task.ts";
-import { createProvider, OFFLINE_JUDGES, OFFLINE_ROLES } from "../providers/factory.ts";
+import {
+  createProvider,
+  OFFLINE_JUDGES,
+  OFFLINE_ROLES,
+  providerAddresses,
+  type ProviderSettings,
+} from "../providers/factory.ts";
 import { batchRoleProviders } from "../providers/batch.ts";
 import type { ChatProvider } from "../providers/types.ts";
 import type { RolePlan } from "./roles.ts";
 import type { EvalConfig } from "./eval_config.ts";
 
-/** A variable named by `--FLAG VAR` must be set: a typo would otherwise send requests without a key. */
-export function requireEnv(flag: string, name: string): void {
-  if (Deno.env.get(name) === undefined) {
-    throw new ConfigError(`--${flag}: the environment variable ${name} is not set`);
+/**
+ * Every variable named by `--FLAG VAR[,VAR...]` must be set: a typo would otherwise send requests without a
+ * key. Each of a comma-separated list (one per base URL of a pool) is checked and an unset one is named; a
+ * name that is not a variable name (a key pasted by mistake) is refused without being echoed.
+ */
+export function requireEnv(flag: string, names: string): void {
+  const list = names.split(",").map((name) => name.trim());
+  for (const name of list) {
+    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) {
+      throw new ConfigError(
+        name === ""
+          ? `--${flag}: an empty variable name in a list of ${list.length} (expected VAR or VAR_A,VAR_B,...)`
+          : `--${flag}: expects the NAME of an environment variable (e.g. OPENAI_API_KEY), never a key itself`,
+      );
+    }
+    if (Deno.env.get(name) === undefined) {
+      const of = list.length > 1 ? ` (of ${list.join(",")})` : "";
+      throw new ConfigError(`--${flag}: the environment variable ${name}${of} is not set`);
+    }
   }
 }
 
@@ -106,16 +127,38 @@ function extraRoleSettings(config: EvalConfig): Map<string, RoleSetting> {
   return settings;
 }
 
+/**
+ * The addresses (`host/path`, never credentials) each role that calls a server is sent to, by role: not part of
+ * a run's identity (a server may come back elsewhere), recorded in its manifest and with every call.
+ */
+export type RoleEndpoints = Record<string, string[]>;
+
 /** What planning the roles settled on. */
 export interface PlannedRoles {
   /** Every role of the run, `model` first. */
   plans: RolePlan[];
   /** The judges' labels (empty without judges). */
   judges: string[];
+  /** The addresses of each role's endpoints (roles served offline have none). */
+  endpoints: RoleEndpoints;
+}
+
+/** Returns the provider of `settings` for `role`, adding the addresses it serves to `endpoints[role]`. */
+function provide(
+  endpoints: RoleEndpoints,
+  role: string,
+  settings: ProviderSettings,
+  corpus?: readonly Sample[],
+): ChatProvider {
+  const provider = createProvider(settings, corpus);
+  if (!provider.offline) {
+    endpoints[role] = [...new Set([...(endpoints[role] ?? []), ...providerAddresses(settings)])];
+  }
+  return provider;
 }
 
 /** Returns the judge role, or `undefined` when no scorer calls a judge. */
-function planJudges(config: EvalConfig, task: Task): RolePlan | undefined {
+function planJudges(config: EvalConfig, task: Task, endpoints: RoleEndpoints): RolePlan | undefined {
   const scorers = task.scorers.filter((s) => s.roles.includes("judge"));
   if (scorers.length === 0) return undefined;
   const names = judgeNames(config);
@@ -132,12 +175,13 @@ function planJudges(config: EvalConfig, task: Task): RolePlan | undefined {
   const apiKeyEnv = keyVariable("judge", config.judgeApiKeyEnv, "judge-api-key-env");
   const modelBaseUrl = sharedBaseUrl(config);
   const providers = names.map((name) =>
-    createProvider({
+    provide(endpoints, "judge", {
       model: name,
       baseUrl: config.judgeBaseUrl ?? modelBaseUrl,
       baseUrlFlag: config.judgeBaseUrl || !modelBaseUrl ? "--judge-base-url" : "--base-url",
       who: `--judge: judge "${name}"`,
       apiKeyEnv,
+      apiKeyEnvFlag: config.judgeApiKeyEnv ? "--judge-api-key-env" : undefined,
       timeoutMs: timeoutMs(config),
       concurrency: config.judgeConcurrency ?? config.concurrency ?? 8,
       rpm: config.judgeRpm,
@@ -153,7 +197,12 @@ function planJudges(config: EvalConfig, task: Task): RolePlan | undefined {
 }
 
 /** Returns the roles the solvers and the task call beyond model and judge, each required to be set. */
-function planExtraRoles(config: EvalConfig, task: Task, solvers: readonly Solver[]): RolePlan[] {
+function planExtraRoles(
+  config: EvalConfig,
+  task: Task,
+  solvers: readonly Solver[],
+  endpoints: RoleEndpoints,
+): RolePlan[] {
   const settings = extraRoleSettings(config);
   const needs = new Map<string, string>();
   for (const solver of solvers) {
@@ -180,12 +229,13 @@ function planExtraRoles(config: EvalConfig, task: Task, solvers: readonly Solver
     const modelBaseUrl = sharedBaseUrl(config);
     plans.push({
       name,
-      providers: [createProvider({
+      providers: [provide(endpoints, name, {
         model: setting.model,
         baseUrl: setting.baseUrl ?? modelBaseUrl,
         baseUrlFlag: setting.baseUrl || !modelBaseUrl ? `--${setting.flags.baseUrl}` : "--base-url",
         who: `--${setting.flags.model}: ${name} "${setting.model}"`,
         apiKeyEnv: keyVariable(name, setting.apiKeyEnv, setting.flags.apiKeyEnv),
+        apiKeyEnvFlag: setting.apiKeyEnv ? `--${setting.flags.apiKeyEnv}` : undefined,
         timeoutMs: timeoutMs(config),
         concurrency: setting.concurrency ?? config.concurrency ?? 8,
         offline: OFFLINE_ROLES[name] ?? {},
@@ -197,16 +247,17 @@ function planExtraRoles(config: EvalConfig, task: Task, solvers: readonly Solver
 }
 
 /** Returns the embeddings role when `--embed-model` is given. */
-function planEmbed(config: EvalConfig): RolePlan | undefined {
+function planEmbed(config: EvalConfig, endpoints: RoleEndpoints): RolePlan | undefined {
   if (!config.embedModel) return undefined;
   return {
     name: "embed",
-    providers: [createProvider({
+    providers: [provide(endpoints, "embed", {
       model: config.embedModel,
       baseUrl: config.embedBaseUrl ?? config.baseUrl,
       baseUrlFlag: config.embedBaseUrl ? "--embed-base-url" : "--embed-base-url (or --base-url)",
       who: `--embed-model: embeddings model "${config.embedModel}"`,
       apiKeyEnv: config.apiKeyEnv ?? "OPENAI_API_KEY",
+      apiKeyEnvFlag: config.apiKeyEnv ? "--api-key-env" : undefined,
       timeoutMs: timeoutMs(config),
       concurrency: config.concurrency,
       offline: {},
@@ -228,11 +279,13 @@ export function planRoles(
   corpus: readonly Sample[],
   generation: GenerationParams,
 ): PlannedRoles {
-  const judge = planJudges(config, task);
-  const model: ChatProvider = createProvider({
+  const endpoints: RoleEndpoints = {};
+  const judge = planJudges(config, task, endpoints);
+  const model = provide(endpoints, "model", {
     model: config.model,
     baseUrl: config.baseUrl,
     apiKeyEnv: config.apiKeyEnv,
+    apiKeyEnvFlag: "--api-key-env",
     timeoutMs: timeoutMs(config),
     concurrency: config.concurrency,
     rpm: config.rpm,
@@ -242,10 +295,13 @@ export function planRoles(
   const plans: RolePlan[] = [
     { name: "model", providers: [model], defaults: generation },
     ...(judge ? [judge] : []),
-    ...planExtraRoles(config, task, solvers),
+    ...planExtraRoles(config, task, solvers, endpoints),
   ];
-  const embed = planEmbed(config);
+  const embed = planEmbed(config, endpoints);
   if (embed) plans.push(embed);
   if (config.batch) batchRoleProviders(plans, { pollMs: (config.batchPollSeconds ?? 30) * 1000 });
-  return { plans, judges: judge ? judge.providers.map((p) => p.label) : [] };
+  const byRole = Object.fromEntries(
+    plans.filter((p) => endpoints[p.name]).map((p) => [p.name, endpoints[p.name]]),
+  );
+  return { plans, judges: judge ? judge.providers.map((p) => p.label) : [], endpoints: byRole };
 }

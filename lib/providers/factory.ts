@@ -8,6 +8,7 @@ import { ConfigError } from "../core/errors.ts";
 import type { Sample } from "../core/sample.ts";
 import { EchoProvider, IdentityTranslatorProvider, ReferenceProvider, RetrievalProvider } from "./offline.ts";
 import { EmbeddingEndpointPool, EndpointPool, type PoolEndpointConfig } from "./endpoint_pool.ts";
+import { endpointName } from "./openai.ts";
 import { OverlapJudgeProvider } from "./overlap_judge.ts";
 import { KeywordRubricJudgeProvider } from "./keyword_rubric_judge.ts";
 import { OfflineRephraserProvider } from "./offline_rephraser.ts";
@@ -68,6 +69,8 @@ export interface ProviderSettings {
   tpm?: number;
   /** The flag that sets `baseUrl`, named in errors (default `--base-url`). */
   baseUrlFlag?: string;
+  /** The flag that sets `apiKeyEnv`, named in errors (default: `who`). */
+  apiKeyEnvFlag?: string;
   /** What the model is, in errors (default `model "NAME"`). */
   who?: string;
   /** Offline stand-ins accepted for this role (default: the offline models under test). */
@@ -99,25 +102,41 @@ export function resolveBaseUrls(baseUrl: string | undefined, who: string, flag: 
 
 /**
  * Pairs base URLs with the keys of the comma-separated variables `apiKeyEnv`: one variable serves every URL,
- * several are paired with the URLs in order, or with a single URL give one endpoint per key.
+ * several are paired with the URLs in order, or with a single URL give one endpoint per key. `where` names the
+ * flags in errors (a key's value never appears in one).
  */
-function poolEndpoints(urls: readonly string[], apiKeyEnv: string, who: string): PoolEndpointConfig[] {
+function poolEndpoints(
+  urls: readonly string[],
+  apiKeyEnv: string,
+  where: { keyFlag: string; urlFlag: string },
+): PoolEndpointConfig[] {
   const variables = apiKeyEnv.split(",").map((v) => v.trim());
   if (variables.length === 1) return urls.map((baseURL) => ({ baseURL, apiKey: Deno.env.get(variables[0]) }));
+  if (urls.length > 1 && urls.length !== variables.length) {
+    const counts = `${urls.length} base URLs but ${variables.length} key variables`;
+    const which = `${variables.join(",")} for ${where.urlFlag}`;
+    throw new ConfigError(`${where.keyFlag}: ${counts} (${which}): give one variable, or one per URL`);
+  }
   const keys = variables.map((name) => {
     const key = Deno.env.get(name);
     if (!name || key === undefined) {
-      throw new ConfigError(`${who}: the key variable "${name}" (of ${apiKeyEnv}) is not set`);
+      throw new ConfigError(`${where.keyFlag}: the key variable "${name}" (of ${apiKeyEnv}) is not set`);
     }
     return key;
   });
   if (urls.length === 1) return keys.map((apiKey) => ({ baseURL: urls[0], apiKey }));
-  if (urls.length !== keys.length) {
-    throw new ConfigError(
-      `${who}: ${urls.length} base URLs but ${keys.length} key variables (give one variable, or one per URL)`,
-    );
-  }
   return urls.map((baseURL, i) => ({ baseURL, apiKey: keys[i] }));
+}
+
+/**
+ * Returns the addresses (`host/path`, never credentials) of the endpoints `settings` serve, none for offline
+ * names. Throws {@linkcode ConfigError} as {@linkcode createProvider} does for missing or bad base URLs.
+ */
+export function providerAddresses(settings: ProviderSettings): string[] {
+  if (settings.model.startsWith("offline:")) return [];
+  const who = settings.who ?? `model "${settings.model}"`;
+  const urls = resolveBaseUrls(settings.baseUrl, who, settings.baseUrlFlag ?? "--base-url");
+  return [...new Set(urls.map(endpointName))];
 }
 
 /** Returns the provider for `settings`; `corpus` feeds the retrieval baseline. Throws {@linkcode ConfigError}. */
@@ -142,11 +161,15 @@ export function createProvider(settings: ProviderSettings, corpus: readonly Samp
     if (settings.model === "offline:rephraser") return new OfflineRephraserProvider();
   }
   const who = settings.who ?? `model "${settings.model}"`;
-  const urls = resolveBaseUrls(settings.baseUrl, who, settings.baseUrlFlag ?? "--base-url");
+  const urlFlag = settings.baseUrlFlag ?? "--base-url";
+  const urls = resolveBaseUrls(settings.baseUrl, who, urlFlag);
   const Pool = settings.embeddings ? EmbeddingEndpointPool : EndpointPool;
   return new Pool({
     model: settings.model,
-    endpoints: poolEndpoints(urls, settings.apiKeyEnv ?? "OPENAI_API_KEY", who),
+    endpoints: poolEndpoints(urls, settings.apiKeyEnv ?? "OPENAI_API_KEY", {
+      keyFlag: settings.apiKeyEnvFlag ?? who,
+      urlFlag: settings.baseUrl ? urlFlag : "OPENAI_BASE_URL",
+    }),
     timeoutMs: settings.timeoutMs,
     concurrency: settings.concurrency,
     rpm: settings.rpm,

@@ -1,7 +1,7 @@
 /**
  * Prices of model tokens, for cost accounting and `--max-cost`: the table the project ships
  * (`data/prices.json`, USD per million tokens) with, optionally, a table of the user's laid over it
- * (`--prices FILE`, same layout; local servers cost nothing unless priced there).
+ * (`--prices FILE`, same layout, any of its fields; local servers cost nothing unless priced there).
  * @module
  */
 import { z } from "zod";
@@ -20,25 +20,28 @@ export interface ModelPrice {
 }
 
 const PriceFileSchema = z.object({
-  currency: z.string().min(1),
-  per_tokens: z.number().int().positive(),
+  currency: z.string().min(1).optional(),
+  per_tokens: z.number().int().positive().optional(),
   as_of: z.string().optional(),
   source: z.string().optional(),
   batch_discount: z.number().min(0).max(1).optional(),
   models: z.record(
     z.string().min(1),
     z.object({ input: z.number().min(0), output: z.number().min(0) }).strict(),
-  ),
+  ).optional(),
 }).strict();
 
-/** A price table as read from a file. */
-export type PriceTable = z.infer<typeof PriceFileSchema>;
+/** A price file as read: every field optional (a file laid over the shipped table gives only what it changes). */
+export type PriceFile = z.infer<typeof PriceFileSchema>;
+
+/** A whole price table: its units and its models' prices. */
+export type PriceTable = PriceFile & Required<Pick<PriceFile, "currency" | "per_tokens" | "models">>;
 
 /** Where the shipped price table lives. */
 export const DEFAULT_PRICES_PATH = projectPath("data/prices.json");
 
-/** Reads and validates one price file; errors name the file and the field. */
-export async function readPriceFile(path: string): Promise<PriceTable> {
+/** Reads and validates one price file; errors name the file and the field (an unknown field too). */
+export async function readPriceFile(path: string): Promise<PriceFile> {
   const text = await readTextStrict(path);
   let raw: unknown;
   try {
@@ -46,22 +49,55 @@ export async function readPriceFile(path: string): Promise<PriceTable> {
   } catch (err) {
     throw new InputError({ file: path }, `not valid JSON (${err instanceof Error ? err.message : err})`);
   }
+  if (raw !== null && typeof raw === "object" && !Array.isArray(raw)) {
+    const unknown = Object.keys(raw).find((key) => !(key in PriceFileSchema.shape));
+    if (unknown !== undefined) {
+      throw new InputError(
+        { file: path, record: "price table", field: unknown },
+        `unknown field (known: ${Object.keys(PriceFileSchema.shape).join(", ")})`,
+      );
+    }
+  }
   return parseRecord(PriceFileSchema, raw, path, "price table");
 }
 
+/** Returns `table` whole, or throws naming `path` and the first field a whole table needs. */
+function wholeTable(table: PriceFile, path: string): PriceTable {
+  for (const field of ["currency", "per_tokens", "models"] as const) {
+    if (table[field] === undefined) {
+      throw new InputError({ file: path, record: "price table", field }, "missing (a whole table states it)");
+    }
+  }
+  return table as PriceTable;
+}
+
 /**
- * Returns the shipped table with `overridePath`'s models laid over it (the override's currency must match).
- * Throws {@linkcode InputError} for a bad file.
+ * Returns the shipped table with `overridePath` laid over it: the fields the override gives replace the
+ * shipped ones, its models are added to (or replace) the shipped models. An override in another currency or
+ * per another number of tokens replaces the shipped table outright — prices are never converted — and must
+ * then state both `currency` and `per_tokens`. Throws {@linkcode InputError} for a bad file.
  */
 export async function loadPrices(overridePath?: string): Promise<PriceTable> {
-  const base = await readPriceFile(DEFAULT_PRICES_PATH);
+  const base = wholeTable(await readPriceFile(DEFAULT_PRICES_PATH), DEFAULT_PRICES_PATH);
   if (!overridePath) return base;
   const own = await readPriceFile(overridePath);
-  if (own.currency !== base.currency || own.per_tokens !== base.per_tokens) {
-    // Convert nothing silently: a table in other units replaces the shipped one outright.
-    return own;
+  const other = (["currency", "per_tokens"] as const).filter((f) =>
+    own[f] !== undefined && own[f] !== base[f]
+  );
+  if (other.length) {
+    const missing = (["currency", "per_tokens"] as const).find((f) => own[f] === undefined);
+    if (missing) {
+      throw new InputError(
+        { file: overridePath, record: "price table", field: missing },
+        `missing: its ${other[0]} ${JSON.stringify(own[other[0]])} differs from the shipped table's ` +
+          `${JSON.stringify(base[other[0]])}, so it replaces that table and must state both currency and ` +
+          "per_tokens (prices are never converted)",
+      );
+    }
+    return { ...own, currency: own.currency!, per_tokens: own.per_tokens!, models: own.models ?? {} };
   }
-  return { ...base, ...own, models: { ...base.models, ...own.models } };
+  const given = Object.fromEntries(Object.entries(own).filter(([, value]) => value !== undefined));
+  return { ...base, ...given, models: { ...base.models, ...own.models } };
 }
 
 /**

@@ -5,7 +5,7 @@
  * @module
  */
 import { csvText } from "../core/csv.ts";
-import { InputError } from "../core/errors.ts";
+import { ConfigError, InputError } from "../core/errors.ts";
 import { pathExists } from "../core/fs.ts";
 import type { NamedValue } from "../core/records.ts";
 import { RunStore } from "./run_store.ts";
@@ -56,11 +56,20 @@ export interface LongRow {
   value: NamedValue;
 }
 
+/** Returns the manifest of a store, or `undefined` when the file is no run store (not SQLite, no tables). */
+function readManifest(store: RunStore): Record<string, unknown> | undefined {
+  try {
+    return store.manifest();
+  } catch {
+    return undefined;
+  }
+}
+
 /** Opens one run store read-only and returns its identity and its long rows. */
 function collectOne(dir: string): { run: CollectedRun; rows: LongRow[] } {
   const store = new RunStore(`${dir}/run.sqlite`, { readOnly: true });
   try {
-    const manifest = store.manifest();
+    const manifest = readManifest(store);
     const identity = manifest?.identity as
       | { benchmark?: string; data_sha256?: string; roles?: Record<string, string> }
       | undefined;
@@ -159,6 +168,85 @@ export interface ResponseMatrix {
   items: string[];
   /** `values[p][i]`: the mean over repeats and judges of person p on item i (dichotomised with a threshold). */
   values: (number | null)[][];
+}
+
+/** What one field of a scorer holds across the long table. */
+interface FieldContent {
+  /** Values that are numbers. */
+  numbers: number;
+  /** Distinct values that are text (categories), in first-seen order. */
+  categories: Set<string>;
+}
+
+/** Returns each scorer of the long table with each of its fields and what the field holds. */
+function scorerFields(rows: readonly LongRow[]): Map<string, Map<string, FieldContent>> {
+  const out = new Map<string, Map<string, FieldContent>>();
+  for (const row of rows) {
+    const fields = out.get(row.scorer) ?? new Map<string, FieldContent>();
+    out.set(row.scorer, fields);
+    const content = fields.get(row.field) ?? { numbers: 0, categories: new Set<string>() };
+    fields.set(row.field, content);
+    if (typeof row.value === "number") content.numbers++;
+    else if (typeof row.value === "string") content.categories.add(row.value);
+  }
+  return out;
+}
+
+/** Returns the one name of `names` equal to `given`, else the one equal to it ignoring case, else undefined. */
+function nameLike(given: string, names: readonly string[]): string | undefined {
+  if (names.includes(given)) return given;
+  const folded = names.filter((n) => n.toLowerCase() === given.toLowerCase());
+  return folded.length === 1 ? folded[0] : undefined;
+}
+
+/** Returns a field holding numbers only (the fields a matrix can be made of). */
+function isNumeric(content: FieldContent): boolean {
+  return content.numbers > 0 && content.categories.size === 0;
+}
+
+/**
+ * Checks that `options` name a scorer of `rows` and a field of it that holds numbers (each name matched
+ * exactly, else ignoring case); returns the options with the names as stored. Anything else is a one-line
+ * {@linkcode ConfigError} starting with `label` that names what is missing and what the runs hold.
+ */
+export function checkMatrixOptions(
+  rows: readonly LongRow[],
+  options: MatrixOptions,
+  label = "--matrix",
+): MatrixOptions {
+  const scorers = scorerFields(rows);
+  const describe = (fields: Map<string, FieldContent>) => {
+    const numeric = [...fields].filter(([, c]) => isNumeric(c)).map(([f]) => f);
+    return numeric.length ? numeric.join(", ") : "none";
+  };
+  if (scorers.size === 0) throw new ConfigError(`${label}: the runs hold no scores`);
+  const scorer = nameLike(options.scorer, [...scorers.keys()]);
+  if (scorer === undefined) {
+    const known = [...scorers].map(([name, fields]) => `${name} (numeric fields: ${describe(fields)})`);
+    throw new ConfigError(
+      `${label}: no scorer "${options.scorer}" in the runs; they have: ${known.join("; ")}`,
+    );
+  }
+  const fields = scorers.get(scorer)!;
+  const given = options.field ?? "value";
+  const field = nameLike(given, [...fields.keys()]);
+  if (field === undefined) {
+    throw new ConfigError(
+      `${label}: ${scorer} has no field "${given}"; its fields: ${[...fields.keys()].join(", ")} ` +
+        `(numeric: ${describe(fields)})`,
+    );
+  }
+  const content = fields.get(field)!;
+  if (!isNumeric(content)) {
+    const what = field === "value" ? `the primary value of ${scorer}` : `${scorer}:${field}`;
+    const held = content.categories.size
+      ? `categories (${[...content.categories].slice(0, 5).join(", ")}), not numbers`
+      : "no numbers (it is empty in every score)";
+    throw new ConfigError(
+      `${label}: ${what} holds ${held}; numeric fields of ${scorer}: ${describe(fields)}`,
+    );
+  }
+  return { ...options, scorer, field };
 }
 
 /** Returns the examinee × item matrix of one scorer's numeric values from the long table. */

@@ -1,8 +1,9 @@
 /**
  * Merging the run stores of a sharded run (`--shard I/N`) into one: the shards must be shards of the same run
- * (same manifest identity and conditions, same N, each of 1..N exactly once), and no sample may have been
- * answered or scored differently in two of them. The merged store holds every sample in the one-machine order,
- * every call, output and score, and every event tagged with the shard that logged it.
+ * (same manifest identity and conditions, same N, each of 1..N exactly once; they may have been served from
+ * different addresses), and no sample may have been answered or scored differently in two of them. The merged
+ * store holds every sample in the one-machine order, every call, output and score, and every event tagged with
+ * the shard that logged it.
  * @module
  */
 import { ConfigError } from "../core/errors.ts";
@@ -89,10 +90,24 @@ export function closeShards(shards: readonly ShardRun[]): void {
   for (const shard of shards) shard.store.close();
 }
 
-/** Returns the first key whose value differs between two records (compared as canonical JSON), if any. */
-function firstDifference(a: Record<string, unknown>, b: Record<string, unknown>): string | undefined {
+/** One entry in which two manifests differ: its key and the two values (`null` where one lacks it). */
+export interface ManifestDifference {
+  /** The identity entry (`judge`, `prompts`, ...) or condition (`condition:NAME`). */
+  key: string;
+  /** Its value in the first manifest. */
+  first: unknown;
+  /** Its value in the other. */
+  other: unknown;
+}
+
+/** Returns every key whose value differs between two records (compared as canonical JSON), sorted by key. */
+export function recordDifferences(
+  a: Record<string, unknown>,
+  b: Record<string, unknown>,
+): ManifestDifference[] {
   const keys = [...new Set([...Object.keys(a), ...Object.keys(b)])].sort();
-  return keys.find((key) => hashValue(a[key] ?? null) !== hashValue(b[key] ?? null));
+  return keys.filter((key) => hashValue(a[key] ?? null) !== hashValue(b[key] ?? null))
+    .map((key) => ({ key, first: a[key] ?? null, other: b[key] ?? null }));
 }
 
 /** Returns the conditions of a manifest (`condition:NAME` entries). */
@@ -101,22 +116,84 @@ export function manifestConditions(manifest: Record<string, unknown>): Record<st
 }
 
 /**
- * Returns the first entry of the identity, or else the first condition, in which two manifests differ (with
- * the two values), or `undefined` when they describe the same run.
+ * Returns the model name in a label written by earlier versions into the identity: `NAME @ host/path (+K)` or
+ * `offline:NAME (what it is)` give `NAME`; anything else is returned as it is.
  */
+function labelModel(label: unknown): unknown {
+  if (typeof label !== "string") return label;
+  return label.match(/^(offline:\S+) \(/)?.[1] ?? label.replace(/ @ \S+(?: \(\+\d+\))?$/, "");
+}
+
+/**
+ * Returns the identity of a run's manifest. Stores written before endpoints were recorded apart (no
+ * `endpoints` entry) named the judges, embedder and other roles by their labels, which held the address they
+ * were served at: those are read as the model names they begin with, so such runs resume and merge too.
+ */
+export function manifestIdentity(manifest: Record<string, unknown>): Record<string, unknown> {
+  const identity = (manifest.identity ?? {}) as Record<string, unknown>;
+  if ("endpoints" in manifest) return identity;
+  const { judge, embedder, roles } = identity;
+  return {
+    ...identity,
+    ...(judge !== undefined
+      ? { judge: Array.isArray(judge) ? judge.map(labelModel) : labelModel(judge) }
+      : {}),
+    ...(embedder !== undefined ? { embedder: labelModel(embedder) } : {}),
+    ...(roles && typeof roles === "object"
+      ? { roles: Object.fromEntries(Object.entries(roles).map(([name, label]) => [name, labelModel(label)])) }
+      : {}),
+  };
+}
+
+/**
+ * Returns every entry of the identity, then every condition, in which two manifests differ (with the two
+ * values); empty when they describe the same run. Where the models were served is not compared: it is not
+ * part of the identity.
+ */
+export function runDifferences(
+  first: Record<string, unknown>,
+  other: Record<string, unknown>,
+): ManifestDifference[] {
+  return [
+    ...recordDifferences(manifestIdentity(first), manifestIdentity(other)),
+    ...recordDifferences(manifestConditions(first), manifestConditions(other)),
+  ];
+}
+
+/** Returns the first of {@linkcode runDifferences}, or `undefined` when the manifests describe the same run. */
 export function runDifference(
   first: Record<string, unknown>,
   other: Record<string, unknown>,
-): { key: string; first: unknown; other: unknown } | undefined {
-  const pairs = [
-    [(first.identity ?? {}) as Record<string, unknown>, (other.identity ?? {}) as Record<string, unknown>],
-    [manifestConditions(first), manifestConditions(other)],
-  ];
-  for (const [a, b] of pairs) {
-    const key = firstDifference(a, b);
-    if (key !== undefined) return { key, first: a[key] ?? null, other: b[key] ?? null };
-  }
-  return undefined;
+): ManifestDifference | undefined {
+  return runDifferences(first, other)[0];
+}
+
+/** Returns `value` as short JSON for a one-line message. */
+function brief(value: unknown): string {
+  const json = stableStringify(value) ?? "null";
+  return json.length > 80 ? `${json.slice(0, 77)}...` : json;
+}
+
+/** Returns `true` for a plain object (not an array, not `null`). */
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === "object" && !Array.isArray(value);
+}
+
+/**
+ * Describes differences for a one-line message: `"KEY" differs (A vs B)` each, joined by `; `, where `labels`
+ * prefix the two values (e.g. `stored ` and `now `); of two records only the entries that differ are shown.
+ */
+export function describeDifferences(
+  differences: readonly ManifestDifference[],
+  labels: readonly [string, string] = ["", ""],
+): string {
+  return differences.map(({ key, first, other }) => {
+    const pair = (a: unknown, b: unknown) => `${labels[0]}${brief(a)} vs ${labels[1]}${brief(b)}`;
+    const detail = isRecord(first) && isRecord(other)
+      ? recordDifferences(first, other).map((d) => `${d.key}: ${pair(d.first, d.other)}`).join(", ")
+      : pair(first, other);
+    return `"${key}" differs (${detail})`;
+  }).join("; ");
 }
 
 /**
@@ -144,12 +221,12 @@ export function checkShardSet(shards: readonly ShardRun[]): void {
     byIndex.set(run.shard.index, run);
   }
   for (const other of shards.slice(1)) {
-    const differs = runDifference(first.manifest, other.manifest);
-    if (differs) {
+    const differences = runDifferences(first.manifest, other.manifest);
+    if (differences.length) {
       throw new ConfigError(
-        `merge: ${other.dir} is not a shard of the same run as ${first.dir}: "${differs.key}" differs (${
-          JSON.stringify(differs.first)
-        } vs ${JSON.stringify(differs.other)})`,
+        `merge: ${other.dir} is not a shard of the same run as ${first.dir}: ${
+          describeDifferences(differences)
+        }`,
       );
     }
   }
@@ -180,7 +257,12 @@ function mergedManifest(shards: readonly ShardRun[]): Record<string, unknown> {
     created_at: created[0],
     merged: {
       at: new Date().toISOString(),
-      shards: shards.map((s) => ({ shard: label(s.shard), dir: s.dir, created_at: s.manifest.created_at })),
+      shards: shards.map((s) => ({
+        shard: label(s.shard),
+        dir: s.dir,
+        created_at: s.manifest.created_at,
+        ...(s.manifest.endpoints ? { endpoints: s.manifest.endpoints } : {}),
+      })),
     },
   };
 }

@@ -1,12 +1,13 @@
 /**
  * Loads PerMedCQA in its published layout or a user's own Persian QA data: a JSON array, JSONL (one record per
- * line) or Parquet file, or a split directory (`DIR/test.json`, or `DIR/Data/test.json`; `--split` picks
+ * line), CSV (a header row, then one record per row) or Parquet file, or a split directory (`DIR/test.json`, or `DIR/Data/test.json`; `--split` picks
  * another). Every record is checked before any is used: strict UTF-8, required text present, sex, age and
  * labels readable; a bad record is a one-line error naming file, record and column. Annotations (ICD-11
  * category, question type) map from codes, English or Persian names to canonical ids.
  * @module
  */
 import { parquetReadObjects } from "hyparquet";
+import { parseCsv } from "../../core/csv.ts";
 import { InputError } from "../../core/errors.ts";
 import { jsonlRecords } from "../../core/jsonl.ts";
 import type { Sample } from "../../core/sample.ts";
@@ -102,7 +103,7 @@ export interface RawRecord {
   where: string;
 }
 
-/** Reads the records of a JSON array, JSONL or Parquet file (by extension); each must be an object. */
+/** Reads the records of a JSON array, JSONL, CSV or Parquet file (by extension); each must be an object. */
 export async function readRecords(path: string): Promise<RawRecord[]> {
   return (await readValues(path)).map(({ value, where }) => {
     if (value === null || typeof value !== "object" || Array.isArray(value)) {
@@ -131,6 +132,7 @@ async function readValues(path: string): Promise<{ value: unknown; where: string
     return rows.map((value, i) => ({ value, where: `row ${i + 1}` }));
   }
   const text = await readTextStrict(path);
+  if (path.toLowerCase().endsWith(".csv")) return csvValues(text, path);
   if (path.endsWith(".jsonl")) {
     return jsonlRecords(text, path).map(({ value, line }) => ({ value, where: `line ${line}` }));
   }
@@ -144,6 +146,28 @@ async function readValues(path: string): Promise<{ value: unknown; where: string
     throw new InputError({ file: path }, `expected a JSON array of records (found ${describeValue(data)})`);
   }
   return data.map((value, i) => ({ value, where: `record ${i + 1}` }));
+}
+
+/**
+ * Reads CSV text with a header row: one record per row, its cells by column name, an empty cell read as
+ * missing (`null`). A column named twice, or a row with more cells than the header, is an error naming the line.
+ */
+function csvValues(text: string, path: string): { value: unknown; where: string }[] {
+  const [head, ...rows] = parseCsv(text);
+  if (!head) return [];
+  const names = head.fields.map((name) => name.trim());
+  const twice = names.find((name, i) => name !== "" && names.indexOf(name) !== i);
+  if (twice) throw new InputError({ file: path, record: "line 1", field: twice }, "column named twice");
+  return rows.map((row) => {
+    if (row.fields.slice(names.length).some((cell) => cell.trim() !== "")) {
+      throw new InputError(
+        { file: path, record: `line ${row.line}` },
+        `${row.fields.length} cells but the header names ${names.length} columns`,
+      );
+    }
+    const cells = names.map((name, i) => [name, row.fields[i]?.trim() ? row.fields[i] : null] as const);
+    return { value: Object.fromEntries(cells.filter(([name]) => name !== "")), where: `line ${row.line}` };
+  });
 }
 
 /** Reads one record's columns, each checked, into a sample. */

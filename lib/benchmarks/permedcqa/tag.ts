@@ -35,7 +35,7 @@ export interface TagOptions {
   baseUrl?: string;
   /** Environment variable holding the API key (default `OPENAI_API_KEY`). */
   apiKeyEnv?: string;
-  /** The data file (JSON array, JSONL or Parquet) or split directory. */
+  /** The data file (JSON array, JSONL, CSV or Parquet) or split directory. */
   data: string;
   /** Columns under other names (`--columns`). */
   columns?: Readonly<Record<string, string>>;
