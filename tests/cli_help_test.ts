@@ -39,7 +39,8 @@ Deno.test("CLI: every command's --help is its own page and explains each flag it
     const name = command.join(" ");
     const result = await runCli([...command, "--help"]);
     assertEquals(result.code, 0, `${name}: ${result.stderr}`);
-    assertStringIncludes(result.stdout, `usage: deno task ${name}`, name);
+    assertStringIncludes(result.stdout, `deno task ${name}`, name);
+    assert(result.stdout.startsWith("usage:"), name);
     assert(result.stdout !== global.stdout, `${name} prints the global usage`);
     assert(!pages.has(result.stdout), `${name} prints another command's page`);
     pages.add(result.stdout);

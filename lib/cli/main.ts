@@ -227,7 +227,10 @@ async function main(args: string[]): Promise<number> {
         rephraser: values.rephraser ?? env.rephraser,
         baseUrl: values["base-url"] ?? env.baseUrl,
         limit: reproduceLimit(numberFlag(values, "limit")) ?? env.limit,
-        dataDir: values["data-dir"] ?? env.dataDir,
+        dataDir: existingDirectory(
+          values["data-dir"] ?? env.dataDir,
+          values["data-dir"] ? "--data-dir" : "MEDEVAL_DATA_DIR",
+        ),
       });
       for (const path of paths) console.log(`wrote ${path}`);
       return 0;
@@ -269,6 +272,19 @@ async function main(args: string[]): Promise<number> {
           "(deno task <command> --help)",
       );
   }
+}
+
+/** Returns `path` when it is a directory (or `undefined`); else a one-line {@linkcode ConfigError} naming `source`. */
+function existingDirectory(path: string | undefined, source: string): string | undefined {
+  if (path === undefined) return undefined;
+  let info: Deno.FileInfo;
+  try {
+    info = Deno.statSync(path);
+  } catch {
+    throw new ConfigError(`${source}: no directory ${path} (it holds <benchmark>/<file> data sets)`);
+  }
+  if (!info.isDirectory) throw new ConfigError(`${source}: ${path} is a file, not a directory of data sets`);
+  return path;
 }
 
 /** Prints a command's `--help` page; returns exit code 0. */
