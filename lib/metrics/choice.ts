@@ -2,12 +2,16 @@
  * Multiple-choice answer extraction for Chinese and English replies, and accuracy scoring.
  *
  * The extractor reads the reply's final answer (after any `</think>`), in this order of strength:
- * 1. answer statements: a cue followed by option letters ("答案：B", "故选A、C", "The correct answers are A,
- *    B, and C", "Answers: B, D", "\boxed{C}"), by labelled options ("- A. Hypertension\n- C. Diabetes") or by
- *    options' texts ("the answer is primary aldosteronism"). A list ends with its clause and never crosses a line
- *    ("本题选D，A、B、C三项都不正确" answers D). The last statement wins when a correction word ("actually",
- *    "更正", "but" …) comes before it; statements inside a condition ("if …, the answer would be D"), questions
- *    ("So the answer is C?") and negated ones are not answers;
+ * 1. answer statements: a cue followed by option letters ("答案：B", "我选择A、B 和 C", "The correct answers are
+ *    A, B, and C", "My picks are A & C", "\boxed{C}"), by labelled options ("- A. Hypertension\n- C. Diabetes")
+ *    or by options' texts ("the answer is primary aldosteronism"). Letters are joined by a comma, "、" or a
+ *    joining word, after a comma too ("A, C, & D", "A、B、以及C"); each may carry "项"/"选项", brackets or a
+ *    gloss ("A项、C项和E项", "(A)(D)(E)", "A (aspirin) and C"). A list ends with its clause, a reason ("since
+ *    …", "因为…") or a word pointing back at it ("这几项"), and never crosses a line; a new clause after a comma
+ *    takes its letters ("本题选D，A、B、C三项都不正确" answers D), and a list that ends any other way is not
+ *    definite. The last statement wins when a correction word ("actually", "更正", "抱歉，漏了", "but" …) comes
+ *    before it ("— actually, no, D." states D); statements inside a condition ("if …, the answer would be D"),
+ *    questions ("So the answer is C?") and negated ones are not answers;
  * 2. verdicts, when no statement exists: "B is correct", "选项C正确", "A. Correct", "B：正确", "so is D"
  *    (negated ones, "A is incorrect", "C并不正确", are skipped; several positive verdicts are read together);
  * 3. a reply that is only letters ("ACD", "(B)", "A，C") or that opens with the one labelled option it gives;
@@ -16,11 +20,12 @@
  * 5. a single option-like letter ("…首选二甲双胍（A）。").
  *
  * "Not extractable" is the outcome whenever the reading is not definite: a final answer hedged between options
- * ("A or C", "A/B", "或"), another option entertained after it ("but it could also be D", "可能还有E",
- * "Actually, A is better"), different final answers with no correction between them, letters the item does not
- * have, an option's text that is only part of the answer ("阿司匹林联合氯吡格雷" for option "阿司匹林"), readings
- * that disagree, or a hedge ("无法确定", "both are plausible") with no statement. A confidently wrong letter
- * costs more than an extraction failure: unextractable replies count wrong and are reported on their own.
+ * ("A or C", "A/B", "或", "A还是C", "possibly B, possibly D"), another option entertained after it ("but it could
+ * also be D", "可能还有E", "Actually, A is better"), different final answers with no correction between them,
+ * letters the item does not have, an option's text that is only part of the answer ("阿司匹林联合氯吡格雷" for
+ * option "阿司匹林"), readings that disagree, or a hedge ("无法确定", "both are plausible") with no statement.
+ * A confidently wrong letter costs more than an extraction failure: unextractable replies count wrong and are
+ * reported on their own.
  * @module
  */
 import { afterReasoning } from "../text/reasoning.ts";
@@ -109,12 +114,18 @@ interface LetterList {
   end: number;
   /** Joined by "or"/"或"/"/" (or followed by such an alternative): not a definite answer. */
   hedged: boolean;
+  /**
+   * Where the list ends is unclear: it is followed by words that neither close it nor start a new clause at a
+   * comma ("A和E are adverse effects", "A、C均为…"), so its letters are not a definite answer.
+   */
+  open: boolean;
 }
 
 const OPEN = /[(\[（【「"'“‘]/;
 const CLOSE = /[)\]）】」"'”’]/;
 /** Characters that may directly follow an option letter in Chinese text ("A项", "B正确", "C，因为"). */
-const AFTER_LETTER_CJK = /[项選选是为都均正对錯错和与及或以因所故且也而并即的等两三共这才完]/;
+const AFTER_LETTER_CJK =
+  /[项選选是为都均正对錯错和与及或以因所故且也而并即的等两三几共这那些才完还吧呢吗啊了]/;
 /** Lower-case words that may follow "A" or "I" used as an option letter (otherwise they are English words). */
 const LETTER_FOLLOWERS = new Set([
   "and",
@@ -149,26 +160,47 @@ const LETTER_FOLLOWERS = new Set([
   "may",
   "also",
   "too",
+  "plus",
+  "together",
+  "along",
 ]);
-/** What joins letters of one answer: commas, "、", "and", "和" … or spaces — never a line break. */
-const SEPARATOR = /[ \t]*(?:,[ \t]*and\b|,|、|&|\+|\band\b|\bplus\b|\bnor\b|以及|和|及|与|跟|[ \t])[ \t]*/y;
-const HEDGE_WORDS = String.raw`\bor\b|或者|或是|或|还是|也可能是|也可能|\/|\|`;
+/**
+ * What joins letters of one answer — never a line break: a comma, "、", a joining word ("and", "&", "和", "及",
+ * "以及", "与" …, after a comma too: "A, C, & D", "A、B、以及C"), or spaces. Around a joiner each item may carry
+ * its "项"/"选项"/"option" ("A项、C项和E项", "选项A和选项C", "options A and D").
+ */
+const SEPARATOR =
+  /[ \t]*(?:(?:项|选项)[ \t]*)?(?:[,、]?[ \t]*(?:&|\+|\band\b|\bplus\b|\bnor\b|\bas well as\b|\balong with\b|\btogether with\b|以及|和|及|与|跟)|,|、)[ \t]*(?:(?:选项|options?\b)[ \t]*)?|[ \t]+/y;
+/**
+ * A short gloss after a letter, before the next one: "A (aspirin) and C", "A（阿司匹林）和C", "A (not C) and D".
+ * It names no other option unless to reject it, and offers no alternative ("A (or C) and D" is hedged).
+ */
+const GLOSS =
+  /[ \t]*[(（](?:(?![^()（）\n]{0,39}(?<![A-Za-z])[A-Z](?![A-Za-z]))|(?=[ \t]*(?:(?:not|rather than|instead of)\b|不是|而非|不选|非)))(?![^()（）\n]{0,39}(?:\bor\b|或|\/|\bmaybe\b|\bpossibly\b|\bperhaps\b|也可能))[^()（）\n]{1,40}[)）]/y;
+/** A bracketed remark followed by more letters, where it is no gloss: "A (B is wrong) and C" has no clear end. */
+const REMARK_THEN_LETTER =
+  /[ \t]*[(（][^()（）\n]{0,60}[)）][ \t]*[,、]?[ \t]*(?:&|\+|\band\b|以及|和|及|与)[ \t]*[(\[（]?[A-Z](?![A-Za-z])/y;
+const HEDGE_WORDS = String
+  .raw`\bor\b|或者|或是|或许|或|还是|也可能是|也可能|\bpossibly\b|\bmaybe\b|\bperhaps\b|\/|\|`;
 const HEDGE_TAIL = String.raw`(?:选|是|\boption\b|\bpossibly\b|\bmaybe\b|\brather\b|\beven\b)?`;
 /** What offers an alternative instead: "or", "或", "/", "也可能是" — a list joined so is not a definite answer. */
 const HEDGE_SEPARATOR = new RegExp(
-  String.raw`[ \t]*,?[ \t]*(?:${HEDGE_WORDS})[ \t]*${HEDGE_TAIL}[ \t]*`,
+  String.raw`[ \t]*[,;]?[ \t]*(?:${HEDGE_WORDS})[ \t]*${HEDGE_TAIL}[ \t]*`,
   "y",
 );
+/** The joints tried between two letters, alternatives first. */
+const JOINTS = [HEDGE_SEPARATOR, SEPARATOR];
 const TRAILING_HEDGE = new RegExp(
   String
-    .raw`^[ \t]*[(（]?[ \t]*,?[ \t]*(?:${HEDGE_WORDS})[ \t]*${HEDGE_TAIL}[ \t]*[(\[（【]?[ \t]*[A-Z](?![A-Za-z])`,
+    .raw`^[ \t]*[(（]?[ \t]*[,;]?[ \t]*(?:${HEDGE_WORDS})[ \t]*${HEDGE_TAIL}[ \t]*[(\[（【]?[ \t]*[A-Z](?![A-Za-z])`,
 );
 /**
- * What may follow the last letter of a list of two or more: the end of the clause, or "项"/"两项"/"options".
+ * What may follow the last letter of a list of two or more: the end of the clause (a dash too), "项"/"两项"/
+ * "options", words that point back at the list ("这几项", "等") or a reason ("因为…", "since …").
  * "答案是A，C选项是干扰项" and "The answer is B, and A would be wrong" end after their first letter.
  */
 const LIST_END_CLAUSE = String
-  .raw`^[ \t]*(?:(?:这|共)?[两三四五]?(?:项|个选项|选项)|options?|choices?)?[ \t]*(?:$|[.。,，;；:：!！?？()\[\]（）【】\n]`;
+  .raw`^[ \t]*(?:(?:这|共)?[两三四五几]?(?:项|个选项|选项)|options?|choices?)?[ \t]*(?:$|[.。,，;；:：!！?？()\[\]（）【】\n—–]|-[ \t]|这|那|等|以上|上述|因为|由于|吧|呢|啊|了|(?:since|because|as|given|due|for|which|so|considering|based|per|according)\b`;
 const LIST_END = new RegExp(
   String
     .raw`${LIST_END_CLAUSE}|(?:are|is)\s+(?:both\s+|all\s+)?(?:the\s+)?(?:correct|right|true|answers?)\b|(?:的说法|的描述|所述)?(?:都|均)?(?:是)?(?:正确|对))`,
@@ -227,10 +259,58 @@ function readItem(
 /** A lower-case letter list counts only when it closes the clause ("答案:b", "the answer is c.", "b and d"). */
 const CLAUSE_END = /^\s*(?:$|[.。,，;；)\]）!！\n])/;
 
+/** Whether the sticky `pattern` matches `text` at `pos`. */
+function matchesAt(pattern: RegExp, text: string, pos: number): boolean {
+  pattern.lastIndex = pos;
+  return pattern.test(text);
+}
+
+/** One item of a letter list and the joint before it. */
+interface ListItem {
+  letters: string[];
+  end: number;
+  /** Joined to the previous item by an alternative ("or", "或"). */
+  hedge: boolean;
+  /** Joined to the previous item at a comma, where a new clause may begin. */
+  comma: boolean;
+}
+
+/** The item after a joint ("、", ", and", "或" …) at `at`, if one stands there. */
+function itemAfterJoint(text: string, at: number, lower: boolean): ListItem | null {
+  for (const separator of JOINTS) {
+    separator.lastIndex = at;
+    const sep = separator.exec(text);
+    const item = sep && readItem(text, at + sep[0].length, lower);
+    if (item && item.lower === lower) {
+      return { ...item, hedge: separator === HEDGE_SEPARATOR, comma: sep[0].includes(",") };
+    }
+  }
+  return null;
+}
+
+/** The next item of a list whose last item ends at `end`: after a joint, a gloss and a joint, or "(A)(D)". */
+function nextItem(text: string, end: number, lower: boolean): ListItem | null {
+  const joined = itemAfterJoint(text, end, lower);
+  if (joined) return joined;
+  GLOSS.lastIndex = end;
+  const gloss = GLOSS.exec(text);
+  if (gloss) return itemAfterJoint(text, end + gloss[0].length, lower);
+  if (CLOSE.test(text[end - 1] ?? "") && OPEN.test(text[end] ?? "")) {
+    const item = readItem(text, end, lower);
+    if (item && item.lower === lower) return { ...item, hedge: false, comma: false };
+  }
+  return null;
+}
+
+/** What begins a clause of its own after letters: a lower-case word ("would be wrong"), "'ll", Chinese text. */
+const NEW_CLAUSE = /^[ \t]*(?:[a-z]|['’]|\p{Script=Han})/u;
+
 /**
  * Parses a list of option letters starting at `pos`; `null` when no letter stands there. Items are taken
- * greedily, then dropped from the end until the list closes its clause ({@linkcode LIST_END}), so letters
- * that begin the next clause ("本题选D，A、B、C三项都不正确") are not part of the answer.
+ * greedily; when the list does not close its clause ({@linkcode LIST_END}) but a new clause follows it, the
+ * items after the last comma are that clause's subject and are dropped ("本题选D，A、B、C三项都不正确" answers
+ * D, "The answer is B, and A would be wrong" answers B). A list with no such comma, or followed by something
+ * else, is `open`: where its answer ends is unclear ("A和E are adverse effects").
  */
 function readLetterList(
   text: string,
@@ -240,33 +320,35 @@ function readLetterList(
 ): LetterList | null {
   const first = readItem(text, pos, allowLower);
   if (!first) return null;
-  const items: { letters: string[]; end: number; hedge: boolean }[] = [{ ...first, hedge: false }];
-  for (let end = first.end;;) {
-    let next: { letters: string[]; end: number; hedge: boolean } | null = null;
-    for (const [separator, hedge] of [[HEDGE_SEPARATOR, true], [SEPARATOR, false]] as const) {
-      separator.lastIndex = end;
-      const sep = separator.exec(text);
-      const item = sep && readItem(text, end + sep[0].length, first.lower);
-      if (item && item.lower === first.lower) {
-        next = { ...item, hedge };
-        break;
-      }
-    }
-    if (!next) break;
+  const items: ListItem[] = [{ ...first, hedge: false, comma: false }];
+  for (
+    let next = nextItem(text, first.end, first.lower);
+    next;
+    next = nextItem(text, next.end, first.lower)
+  ) {
     items.push(next);
-    end = next.end;
   }
-  const letterCount = () => items.reduce((n, item) => n + item.letters.length, 0);
-  while (letterCount() > 1 && !ends.test(text.slice(items[items.length - 1].end))) {
+  const greedyEnd = items[items.length - 1].end;
+  const letters = (list: ListItem[]) =>
+    list.length === 1 ? list[0].letters : list.flatMap((item) => item.letters);
+  const hedged = (list: ListItem[], end: number) =>
+    list.some((item) => item.hedge) || TRAILING_HEDGE.test(text.slice(end));
+  if ((items.length > 1 || first.letters.length > 1) && !ends.test(text.slice(greedyEnd))) {
     if (items.length === 1) return null; // a run of capitals inside a word or phrase ("ACE inhibitors")
-    items.pop();
+    const cut = items.findLastIndex((item) => item.comma);
+    if (cut < 1 || !NEW_CLAUSE.test(text.slice(greedyEnd))) {
+      if (first.lower) return null;
+      return { letters: letters(items), end: greedyEnd, hedged: hedged(items, greedyEnd), open: true };
+    }
+    items.splice(cut);
   }
   const end = items[items.length - 1].end;
   if (first.lower && !CLAUSE_END.test(text.slice(end))) return null;
   return {
-    letters: items.flatMap((item) => item.letters),
+    letters: letters(items),
     end,
-    hedged: items.some((item) => item.hedge) || TRAILING_HEDGE.test(text.slice(end)),
+    hedged: hedged(items, end),
+    open: matchesAt(REMARK_THEN_LETTER, text, end),
   };
 }
 
@@ -274,18 +356,27 @@ function readLetterList(
 // Statements: cue + letters / option text, and verdicts
 
 const CUE_ZH = String
-  .raw`正确的说法|正确的叙述|正确的描述|最终答案|最后答案|正确答案|参考答案|标准答案|最佳答案|答案|正确选项|最佳选项|正确的选项|正确的答案|正确的是|正确的有|正确项|故选|应选择|应当选择|应该选择|应选|应当选|应该选|本题选|我选|我的选择|我的答案|我认为|我觉得|我倾向于|选择|而是|答(?!题)|(?<![首候挑筛精评预])选(?![项题择用取药方])`;
+  .raw`正确的说法|正确的叙述|正确的描述|最终答案|最后答案|正确答案|参考答案|标准答案|最佳答案|答案|正确选项|最佳选项|正确的选项|正确的答案|正确的是|正确的有|正确项|故选择|故选|应选择|应当选择|应该选择|应选|应当选|应该选|本题选择|本题选|我选择|我选|我的选择|我的答案|我认为|我觉得|我倾向于|选择|而是|答(?!题)|(?<![首候挑筛精评预])选(?![项题择用取药方])`;
 const CUE_EN = String
-  .raw`\b(?:final answers?|correct answers?|best answers?|right answers?|answers?|correct options?|correct choices?|best options?|best choices?|right options?|correct responses?|correct ones|right ones|correct(?=\s*:)|i'll (?:choose|pick|select|go with)|going with|i'd say|(?:correct|true|right) statements?|(?:which|that) is|i (?:would |will )?(?:choose|pick|select|go with)|i'd (?:choose|pick|select|go with)|i'm going with|my (?:final )?(?:answer|choice|pick|selection)|it is|it's|it must be|it should be)\b`;
-const CUE = new RegExp(`${CUE_ZH}|${CUE_EN}`, "gi");
+  .raw`\b(?:final answers?|correct answers?|best answers?|right answers?|answers?|correct options?|correct choices?|best options?|best choices?|right options?|correct responses?|correct ones|right ones|correct(?=\s*:)|going with|i'd say|(?:correct|true|right) statements?|(?:which|that) is|(?:i|we)(?:'d|'ll| would| will)? (?:choose|pick|select|go with|opt for)|go with|i'm going with|my (?:final )?(?:answers?|choices?|picks?|selections?)|it is|it's|it must be|it should be)\b`;
+/**
+ * A correction that states the answer by itself: "— actually, no, D.", "Actually, B, C and E — I forgot E";
+ * it counts only when its letters close the clause ("Actually, A is better" entertains A, it does not answer).
+ */
+const CUE_CORRECTION = String
+  .raw`\b(?:(?:actually|correction|scratch that|make that|i mean|i meant)\b[ \t]*[,;:!—–-]?|no[ \t]*[,;:!—–-])[ \t]*(?:no[ \t]*[,;:!—–-][ \t]*)?`;
+const CUE = new RegExp(`${CUE_ZH}|${CUE_EN}|${CUE_CORRECTION}`, "gi");
+const IS_CUE_CORRECTION = new RegExp(`^(?:${CUE_CORRECTION})$`, "i");
+/** What must follow the letters of a correction cue: the end of the clause. */
+const CORRECTION_CLOSES = /^[ \t]*(?:$|[.。!！;；\n—–]|-[ \t])/;
 /** Words and marks between a cue and its letters ("is", "are", "：", "应为", "选项", "both" …). */
 const FILLER =
-  /(?:\s+|[:：=】\]→]|->|[-–—](?![A-Za-z\d])|\b(?:is|are|was|would be|should be|will be|must be|be|probably|likely|most likely|definitely|clearly|therefore|thus|either|both|the|here|options?|choices?|letters?)\b|修正为|更正为|改为|应该是|应当是|可能是|应为|应是|为|是|应选|选择|选项|选|项|即|有)/y;
+  /(?:\s+|[:：=】\]→]|->|[-–—](?![A-Za-z\d])|\b(?:is|are|was|would be|should be|will be|must be|be|probably|likely|most likely|definitely|clearly|therefore|thus|either|both|the|here|just|only|simply|options?|choices?|letters?)\b|修正为|更正为|改为|的是|了|应该是|应当是|可能是|应为|应是|为|是|应选|选择|选项|选|项|即|有)/y;
 
 const NEGATION_BEFORE =
   /(?:\bnot|n't|\bneither|\bnever|rather than|instead of|\bexcept|不是|并非|而非|排除|不选|不应选|除了?)\s*(?:options?|选项)?\s*[(\[（]?\s*$/i;
 const NEGATION_AFTER =
-  /^\s*[)\]）】]?\s*(?:项|选项|options?)?\s*(?:的说法|的描述|所述)?\s*(?:都|均|也|并|亦)?\s*(?:是|为)?\s*(?:不|非|错|有误|wrong|incorrect|(?:is|are|was|were)\s+(?:not|wrong|incorrect|false|unlikely|less likely|excluded)|isn't|aren't|can be (?:excluded|ruled out))/i;
+  /^\s*(?:(?:这|那)?[几些两三四五]?(?:项|个选项|选项|个)?(?:之外|以外|除外))|^\s*[)\]）】]?\s*(?:项|选项|options?)?\s*(?:的说法|的描述|所述)?\s*(?:都|均|也|并|亦)?\s*(?:是|为)?\s*(?:不|非|错|有误|wrong|incorrect|(?:is|are|was|were)\s+(?:not|wrong|incorrect|false|unlikely|less likely|excluded)|isn't|aren't|can be (?:excluded|ruled out))/i;
 const VERDICT_AFTER =
   /^\s*[)\]）】]?\s*(?:项|选项|options?)?\s*(?:的说法|的描述|所述)?\s*(?:完全|确实|才是|才|都|均|也)?\s*(?:是|为)?\s*(?:最)?(?:正确|对的|最佳|最合适|最恰当|最准确|最可能|符合题意)|^\s*[)\]）】]?\s*(?:(?:is|are)\s+(?:both\s+|all\s+|also\s+)?(?:the\s+)?(?:correct|right|best|most appropriate|most likely|true|accurate|answers?)\b(?!\s+(?:about|regarding|in that|but|only)))|^\s*[)\]）】]?\s*(?:项|选项|options?)?\s*[:：.\-–—]\s*(?:correct|true|right|yes|正确|对)(?![A-Za-z])/i;
 /** "… but so is D": a verdict stated before its letter. */
@@ -425,7 +516,7 @@ function cueStatements(text: string, labels: readonly string[], index: OptionInd
   for (const cue of text.matchAll(CUE)) {
     let pos = cue.index! + cue[0].length;
     const before = text.slice(Math.max(0, cue.index! - 12), cue.index!);
-    if (/(?:\bnot|不是|并非|而非|不应?|别|勿)\s*(?:the\s+)?$/i.test(before)) continue;
+    if (/(?:\bnot|n't|不是|并非|而非|不应?|别|勿)\s*(?:the\s+)?$/i.test(before)) continue;
     for (let steps = 0; steps < 10; steps++) {
       FILLER.lastIndex = pos;
       const filler = FILLER.exec(text);
@@ -448,6 +539,9 @@ function cueStatements(text: string, labels: readonly string[], index: OptionInd
     }
     const list = readLetterList(text, pos, true);
     if (!list || NEGATION_AFTER.test(text.slice(list.end, list.end + 24))) continue;
+    if (IS_CUE_CORRECTION.test(cue[0]) && (list.open || !CORRECTION_CLOSES.test(text.slice(list.end)))) {
+      continue;
+    }
     // "It is C that is contraindicated" singles C out; it does not answer.
     if (/^\s+that\b/i.test(text.slice(list.end))) continue;
     const entries = list.letters.length === 1 ? labelledEntriesAt(text, pos, labels) : null;
@@ -457,7 +551,9 @@ function cueStatements(text: string, labels: readonly string[], index: OptionInd
     }
     // "So the answer is C?" asks rather than answers.
     if (/^[^。！!\n]{0,30}?[?？]/.test(text.slice(list.end).replace(/\.\s[\s\S]*$/, ""))) continue;
-    found.push(toStatement(pos, list, labels));
+    found.push(
+      list.open ? { index: pos, letters: null, failure: "ambiguous" } : toStatement(pos, list, labels),
+    );
   }
   return found;
 }
@@ -513,13 +609,13 @@ function doubtedAfter(text: string, statement: Statement, labels: readonly strin
 
 /** Words that withdraw an earlier answer, so a later, different one is a correction rather than a contradiction. */
 const CORRECTION =
-  /actually|wait|correction|correct myself|reconsider|on second thought|re-?evaluat|re-?examin|I was wrong|mistake|\bbut\b|however|instead|initially|at first|更正|修正|纠正|重新|不对|有误|改为|改选|再想|再看|仔细|进一步|但|不过|然而|起初|初步|最初|一开始/i;
+  /actually|wait|correction|correct myself|reconsider|on second thought|re-?evaluat|re-?examin|I was wrong|mistake|\bbut\b|however|instead|initially|at first|sorry|scratch that|make that|I meant?\b|\bno\s*[,;:!—–-]|forgot|missed|oops|抱歉|漏了|漏选|遗漏|补充|更正|修正|纠正|重新|不对|有误|改为|改选|再想|再看|仔细|进一步|但|不过|然而|起初|初步|最初|一开始/i;
 
 // ---------------------------------------------------------------------------------------------------------
 // Fallbacks: option text and lone letters
 
 const UNCERTAIN =
-  /无法确定|不能确定|不确定|无法判断|难以判断|无法选择|都有可能|均有可能|都可以|都有道理|需要更多信息|信息不足|cannot (?:be )?determine|can't (?:be )?determine|cannot decide|can't decide|not sure|unsure|uncertain|could be either|either could|both\b.{0,24}\b(?:plausible|possible|reasonable)|either\b.{0,24}\bor\b|insufficient information|more information/i;
+  /无法确定|不能确定|不确定|无法判断|难以判断|无法选择|都有可能|均有可能|都可以|都有道理|需要更多信息|信息不足|cannot (?:be )?determine|can't (?:be )?determine|cannot decide|can't decide|not sure|unsure|uncertain|could be either|either could|both\b.{0,24}\b(?:plausible|possible|reasonable)|either\b.{0,24}\bor\b|insufficient information|more information|(?:not|isn't) enough information|torn between|hard to say|can(?:no|')t (?:tell|say which|choose|pick|narrow)|won't commit|not confident|拿不准|拿不定|难以取舍|很难说|难说|犹豫/i;
 const CONCLUSION =
   /therefore|thus|hence|\bso\b|in conclusion|in summary|overall|most likely|best answer|answer is|diagnosis is|consistent with|故|因此|所以|综上|总之|最可能|诊断为|诊断是|考虑为|首选|答案/gi;
 const MENTION_NEGATED_BEFORE =
@@ -592,8 +688,9 @@ function loneLetters(text: string, labels: readonly string[], optionLike: boolea
     const after = text.slice(list.end, list.end + 24);
     if (NEGATION_BEFORE.test(before) || NEGATION_AFTER.test(after) || NAME_BEFORE.test(before)) continue;
     const bracketed = /^[(\[（【][\s\S]*[)\]）】]\s*$/.test(text.slice(start, list.end));
-    const closes = /^\s*(?:$|[、:：)）]|[.。](?!\s*[a-z])|[,，;；!！?？\n]|项|选项)/.test(after);
-    if (optionLike && !bracketed && !OPTION_BEFORE.test(before) && !closes) continue;
+    const closes = /^\s*(?:$|[、:：)）]|[.。](?!\s*[a-z])|[,，;；!！?？\n—–]|项|选项)/.test(after);
+    // Letters offered as alternatives ("A (or C)") always count: they make the reading ambiguous.
+    if (optionLike && !list.hedged && !bracketed && !OPTION_BEFORE.test(before) && !closes) continue;
     for (const letter of list.letters) if (labels.includes(letter)) seen.add(letter);
   }
   return [...seen].sort();
@@ -647,7 +744,10 @@ export function extractChoice(
   }
   const uncertain = UNCERTAIN.test(text);
   const leading = text.match(
-    new RegExp(String.raw`^(?:选项|option\s*)?[(\[（]?(${L})[)\]）]?\s*[.、:：)）]\s*\S`, "i"),
+    new RegExp(
+      String.raw`^(?:选项|option\s*)?[(\[（]?(${L})[)\]）]?\s*(?:、(?!\s*${L}(?![A-Za-z]))|[.:：)）])\s*\S`,
+      "i",
+    ),
   );
   // An opening "A. …" answers only when it is the one labelled entry, not the first of an option-by-option list.
   const entries = new Set([...text.matchAll(ENTRY)].map((e) => e[1]).filter((l) => labels.includes(l)));
