@@ -9,6 +9,7 @@
 import type { Sample } from "../core/sample.ts";
 import type { SampleRow } from "../core/summary.ts";
 import type { RunView, ScoreContext, Scorer } from "../core/task.ts";
+import type { RunStore } from "../store/run_store.ts";
 
 /** Where one sample of a condition stands. */
 export type SampleStatus = "scored" | "not_asked" | "not_judged" | "failed";
@@ -134,4 +135,16 @@ export function causeLines(causes: ReadonlyMap<string, number>, limit = 5, width
     lines.push(`  ${rest} more, of ${sorted.length - limit} other causes (samples.jsonl has each one)`);
   }
   return lines;
+}
+
+/** Returns the samples of `condition` whose scoring failed for good (the run's `score_failed` events). */
+export function scoreFailures(store: Pick<RunStore, "events">, condition: string): Map<string, string> {
+  const failed = new Map<string, string>();
+  for (const event of store.events("score_failed")) {
+    const detail = event.detail as { sample?: string; condition?: string; scorer?: string; error?: string };
+    if (detail.sample && (detail.condition ?? condition) === condition) {
+      failed.set(detail.sample, `${detail.scorer ?? "scorer"}: ${detail.error ?? "failed"}`);
+    }
+  }
+  return failed;
 }

@@ -22,7 +22,14 @@ import { conditionNote, conditionSolver } from "../ablations/condition.ts";
 import type { RunStore } from "../store/run_store.ts";
 import { Budget, usageRows } from "../providers/spend.ts";
 import { shardNote } from "./shard.ts";
-import { addCauses, partialRunNote, runCompleteness, scoredRows, scoredView } from "./completeness.ts";
+import {
+  addCauses,
+  partialRunNote,
+  runCompleteness,
+  scoredRows,
+  scoredView,
+  scoreFailures,
+} from "./completeness.ts";
 import { type ConditionResult, writeRunOutputs } from "./write_outputs.ts";
 
 /** What a finished run returns. */
@@ -140,18 +147,6 @@ function withCompleteness(summary: Summary, complete: boolean): Summary {
   const at = entries.findIndex(([key]) => key === "n") + 1;
   entries.splice(at, 0, ["complete", complete]);
   return Object.fromEntries(entries) as Summary;
-}
-
-/** Returns the samples of `condition` whose scoring failed for good (the run's `score_failed` events). */
-function scoreFailures(store: RunStore, condition: string): Map<string, string> {
-  const failed = new Map<string, string>();
-  for (const event of store.events("score_failed")) {
-    const detail = event.detail as { sample?: string; condition?: string; scorer?: string; error?: string };
-    if (detail.sample && (detail.condition ?? condition) === condition) {
-      failed.set(detail.sample, `${detail.scorer ?? "scorer"}: ${detail.error ?? "failed"}`);
-    }
-  }
-  return failed;
 }
 
 /** Carries out a checked plan: opens (or resumes) the run store, runs every condition, writes the outputs. */
