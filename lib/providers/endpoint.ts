@@ -100,9 +100,19 @@ export class Endpoint {
   #throttlesInRow = 0;
   readonly #maxPauseMs: number;
   readonly #counts = { served: 0, throttled: 0, failed: 0 };
+  readonly #clock: () => number;
 
-  /** Wraps `provider` under `name` with `limits`. */
-  constructor(readonly name: string, readonly provider: EndpointProvider, limits: EndpointLimits) {
+  /**
+   * Wraps `provider` under `name` with `limits`; `clock` gives monotonic milliseconds (default
+   * `performance.now`; tests pass a clock they move themselves).
+   */
+  constructor(
+    readonly name: string,
+    readonly provider: EndpointProvider,
+    limits: EndpointLimits,
+    clock: () => number = () => performance.now(),
+  ) {
+    this.#clock = clock;
     this.window = new AimdWindow({ ceiling: limits.concurrency });
     this.health = new EndpointHealth(limits.health);
     const windowMs = limits.capWindowMs ?? 60_000;
@@ -181,7 +191,7 @@ export class Endpoint {
   }
 
   /** A snapshot for diagnostics and tests. */
-  status(now = performance.now()): EndpointStatus {
+  status(now = this.#clock()): EndpointStatus {
     return {
       name: this.name,
       inFlight: this.inFlight,
@@ -207,7 +217,7 @@ export class Endpoint {
     if (!headers.has("x-ratelimit-remaining-requests") && !headers.has("x-ratelimit-remaining-tokens")) {
       return;
     }
-    const now = performance.now();
+    const now = this.#clock();
     const report = readRateLimitHeaders(headers);
     const inTransitMs = Math.min(IN_TRANSIT_MS, this.#fastestMs / 2);
     if (report.requests) this.learned.requests.update(report.requests, now, inTransitMs);

@@ -51,6 +51,11 @@ export interface EndpointPoolConfig extends Omit<EndpointLimits, "concurrency"> 
   timeoutMs?: number;
   /** Requests in flight at once per endpoint (default 8): the start and ceiling of its AIMD window. */
   concurrency?: number;
+  /**
+   * Monotonic milliseconds (default `performance.now`). Tests pass a clock they move themselves; the pool's
+   * timers still wait real milliseconds, so such a clock must be moved on for a wait to end.
+   */
+  clock?: () => number;
 }
 
 /** A request waiting for an endpoint. */
@@ -89,6 +94,7 @@ export class EndpointPool implements ChatProvider {
   #wakeAt = Infinity;
   #rotation = 0;
   #countTokens: TokenCounter | undefined;
+  readonly #clock: () => number;
 
   /** Creates the pool; `makeProvider` builds each endpoint's client (chat by default). */
   constructor(
@@ -97,6 +103,8 @@ export class EndpointPool implements ChatProvider {
   ) {
     if (config.endpoints.length === 0) throw new RangeError("an endpoint pool needs at least one endpoint");
     const concurrency = config.concurrency ?? 8;
+    const clock = config.clock ?? (() => performance.now());
+    this.#clock = clock;
     const names = endpointNames(config.endpoints.map((e) => e.baseURL));
     this.model = config.model;
     this.endpoints = config.endpoints.map((endpoint, i) =>
@@ -110,6 +118,7 @@ export class EndpointPool implements ChatProvider {
           concurrency,
         }),
         { ...config, concurrency },
+        clock,
       )
     );
     const more = this.endpoints.length - 1;
@@ -125,7 +134,7 @@ export class EndpointPool implements ChatProvider {
 
   /** Snapshots of the endpoints (in flight, window, served, throttled, failed, benched). */
   status(): EndpointStatus[] {
-    const now = performance.now();
+    const now = this.#clock();
     return this.endpoints.map((e) => e.status(now));
   }
 
@@ -158,10 +167,10 @@ export class EndpointPool implements ChatProvider {
       const endpoint = send.endpoint;
       try {
         const value = await call(send);
-        endpoint.succeeded(send, performance.now());
+        endpoint.succeeded(send, this.#clock());
         return { value, endpoint };
       } catch (err) {
-        endpoint.failed(send, err, performance.now(), this.#othersInService(endpoint));
+        endpoint.failed(send, err, this.#clock(), this.#othersInService(endpoint));
         if (!isThrottle(err)) throw err;
         again = true;
       } finally {
@@ -185,14 +194,14 @@ export class EndpointPool implements ChatProvider {
 
   /** `true` when another endpoint than `endpoint` is not benched, so benching this one leaves service. */
   #othersInService(endpoint: Endpoint): boolean {
-    const now = performance.now();
+    const now = this.#clock();
     return this.endpoints.some((e) => e !== endpoint && !e.health.benched(now));
   }
 
   /** Takes an endpoint at once when nobody is waiting and one may take the request. */
   #takeNow(tokens: number): Send | undefined {
     if (this.#queue.length > 0) return undefined;
-    const now = performance.now();
+    const now = this.#clock();
     return this.#pick(now, tokens)?.begin(now, tokens);
   }
 
@@ -208,7 +217,7 @@ export class EndpointPool implements ChatProvider {
 
   /** Hands endpoints to waiting requests in arrival order while any may take one; else sets a timer. */
   #pump(): void {
-    const now = performance.now();
+    const now = this.#clock();
     while (this.#queue.length > 0) {
       const waiter = this.#queue[0];
       const endpoint = this.#pick(now, waiter.tokens);
