@@ -24,27 +24,55 @@ function knows(model: string, index: number): boolean {
   return index % 2 === 0;
 }
 
+/** A right or wrong answer: the key, or for a choice item an option not in it, for a sequencing item the key
+ * with its last two steps swapped (Kendall τ 2/3 for four steps). */
 function answer(sample: Sample, right: boolean): string {
   const extra = climedExtra(sample);
-  const wrong = Object.keys(extra.options).sort().find((l) => !extra.answer.includes(l))!;
-  return `答案：${right ? extra.answer.join("") : wrong}`;
+  if (right) return `答案：${extra.answer.join("")}`;
+  if (sample.fields.question_type === "sequencing") {
+    const order = [...extra.answer];
+    order.splice(-2, 2, order.at(-1)!, order.at(-2)!);
+    return `答案：${order.join("")}`;
+  }
+  return `答案：${Object.keys(extra.options).sort().find((l) => !extra.answer.includes(l))!}`;
 }
 
-/** The scripted models: generation by ability, a debate that is "certain" only from fake-b, and a reflection
- * that adopts a certain reviewer's answer and keeps its own otherwise. */
-function reply(body: FakeChatBody): string {
-  const text = body.messages.map((m) => m.content).join("\n");
-  const index = CHOICE.findIndex((s) => text.includes(s.input));
-  const sample = CHOICE[index];
-  if (body.messages[0].content === DEBATE_TEMPLATE) {
-    return `复核意见。${body.model === "fake-b" ? "确定。" : ""}${answer(sample, knows(body.model, index))}`;
+/** The scripted models over `samples`: generation by ability, a debate that is "certain" only from fake-b, and
+ * a reflection that adopts a certain reviewer's answer and keeps its own otherwise. */
+function replyFor(samples: readonly Sample[]): (body: FakeChatBody) => string {
+  return (body) => {
+    const text = body.messages.map((m) => m.content).join("\n");
+    const index = samples.findIndex((s) => text.includes(s.input));
+    const sample = samples[index];
+    if (body.messages[0].content === DEBATE_TEMPLATE) {
+      return `复核意见。${body.model === "fake-b" ? "确定。" : ""}${
+        answer(sample, knows(body.model, index))
+      }`;
+    }
+    const last = body.messages.at(-1)!.content;
+    if (last.startsWith("A colleague reviewed")) {
+      const certain = last.match(/确定。(答案：[A-Z]+)/);
+      return certain ? certain[1] : answer(sample, knows(body.model, index));
+    }
+    return answer(sample, knows(body.model, index));
+  };
+}
+
+const reply = replyFor(CHOICE);
+
+/** Who answers each sample right: a model alone by its ability; a pair follows a certain reviewer (fake-b). */
+function expectedResponses(models: readonly string[], samples: readonly Sample[]): Map<string, boolean[]> {
+  const expected = new Map<string, boolean[]>();
+  for (const first of models) {
+    expected.set(first, samples.map((_, i) => knows(first, i)));
+    for (const second of models.filter((m) => m !== first)) {
+      expected.set(
+        `${first} → ${second}`,
+        samples.map((_, i) => knows(second === "fake-b" ? second : first, i)),
+      );
+    }
   }
-  const last = body.messages.at(-1)!.content;
-  if (last.startsWith("A colleague reviewed")) {
-    const certain = last.match(/确定。(答案：[A-Z]+)/);
-    return certain ? certain[1] : answer(sample, knows(body.model, index));
-  }
-  return answer(sample, knows(body.model, index));
+  return expected;
 }
 
 async function choiceData(dir: string): Promise<string> {
@@ -158,17 +186,8 @@ Deno.test("MPS: every model alone and with each other as debater, one stored run
     // Participants are named by model labels (`fake-a @ host/v1`); the endpoint is left out below.
     assert(read.persons.every((p) => p.includes(" @ 127.0.0.1:")));
     const responses = { ...read, persons: read.persons.map((p) => p.replace(/ @ \S+/g, "")) };
-    const expected = new Map<string, boolean[]>();
-    for (const first of models) {
-      expected.set(first, CHOICE.map((_, i) => knows(first, i)));
-      for (const second of models.filter((m) => m !== first)) {
-        // A certain reviewer (fake-b) is followed; otherwise the first model keeps its answer.
-        expected.set(
-          `${first} → ${second}`,
-          CHOICE.map((_, i) => knows(second === "fake-b" ? second : first, i)),
-        );
-      }
-    }
+    // A certain reviewer (fake-b) is followed; otherwise the first model keeps its answer.
+    const expected = expectedResponses(models, CHOICE);
     assertEquals(responses.persons.toSorted(), [...expected.keys()].toSorted());
     assertEquals(responses.items.toSorted(), CHOICE.map((s) => s.id).toSorted());
     for (const [p, person] of responses.persons.entries()) {
@@ -192,6 +211,73 @@ Deno.test("MPS: every model alone and with each other as debater, one stored run
     const theta = new Map(calibration.persons.map((p) => [p.person, p.theta]));
     assert(theta.get("fake-b")! > theta.get("fake-a")! && theta.get("fake-a")! > theta.get("fake-c")!);
     assert(calibration.warnings.some((w) => w.includes("9 examinees are few for 1PL")));
+  } finally {
+    await server.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("MPS on the default CliMedBench data: graded items are left out by name without --threshold, kept with it", async () => {
+  // The shipped sample's first 15 samples: 12 choice items, then three sequencing items scored by Kendall's τ.
+  const samples = (await loadClimedBench(SAMPLE)).slice(0, 15);
+  const sequencing = samples.filter((s) => s.fields.question_type === "sequencing").map((s) => s.id);
+  assertEquals(sequencing.length, 3);
+  const server = await startFakeServer({ reply: replyFor(samples) });
+  const dir = await Deno.makeTempDir({ prefix: "medeval-mps-graded-" });
+  try {
+    const models = ["fake-a", "fake-b", "fake-c"];
+    const args = ["irt", "mps", "--models", models.join(","), "--base-url", server.url, "--limit", "15"];
+    const rest = ["--out", `${dir}/mps`, "--no-render"];
+    const env = { OPENAI_API_KEY: "sk-test" };
+    const first = await runCli([...args, ...rest], env);
+    assertEquals(first.code, 0, first.stderr);
+    // A sequencing item is graded when some participant misorders it: one swap of n steps gives
+    // τ = 1 − 4/(n(n − 1)) (2/3 for four steps: the value the old command stopped at).
+    const expected = expectedResponses(models, samples);
+    const graded = samples.filter((s, i) =>
+      sequencing.includes(s.id) && [...expected.values()].some((right) => !right[i])
+    );
+    assertEquals(graded.length, 2);
+    const tau = (s: Sample) =>
+      Number((1 - 4 / (climedExtra(s).answer.length * (climedExtra(s).answer.length - 1))).toFixed(4));
+    assert(
+      first.stderr.includes(
+        `warning: 2 item(s) with graded scores (e.g. ${
+          graded.map((s) => `"${s.id}" ${tau(s)}`).join(", ")
+        }) left ` +
+          "out of the responses: declare --threshold T to count scores >= T as right",
+      ),
+      first.stderr,
+    );
+    const strip = (persons: string[]) => persons.map((p) => p.replace(/ @ \S+/g, ""));
+    const choiceOnly = await readResponsesCsv(`${dir}/mps/responses.csv`);
+    assertEquals(
+      choiceOnly.items.toSorted(),
+      samples.filter((s) => !graded.includes(s)).map((s) => s.id).toSorted(),
+    );
+    assertEquals(choiceOnly.persons.length, 9);
+    const next = first.stdout.split("\n").find((l) => l.includes("calibrate with: "))!;
+    assertEquals(
+      next.trim(),
+      `calibrate with: deno task irt fit --responses ${dir}/mps/responses.csv --model 1pl --out ${dir}/mps/fit`,
+    );
+    const sent = server.requests.length;
+    const second = await runCli([...args, "--threshold", "0.9", "--resume", ...rest], env);
+    assertEquals(second.code, 0, second.stderr);
+    assertEquals(server.requests.length, sent, "--resume sends nothing again");
+    const all = await readResponsesCsv(`${dir}/mps/responses.csv`);
+    assertEquals(all.items.toSorted(), samples.map((s) => s.id).toSorted());
+    for (const [p, person] of strip(all.persons).entries()) {
+      for (const [i, item] of all.items.entries()) {
+        const index = samples.findIndex((s) => s.id === item);
+        assertEquals(all.values[p][i], expected.get(person)![index] ? 1 : 0, `${person} ${item}`);
+      }
+    }
+    // The suggested command runs as printed.
+    const command = next.trim().replace("calibrate with: deno task ", "").split(" ");
+    const fit = await runCli([...command, "--no-render"]);
+    assertEquals(fit.code, 0, fit.stderr);
+    assert(JSON.parse(await Deno.readTextFile(`${dir}/mps/fit/fit.json`)).n_items > 0);
   } finally {
     await server.close();
     await Deno.remove(dir, { recursive: true });

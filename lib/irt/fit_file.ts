@@ -1,13 +1,10 @@
 /**
- * The calibration file `fit.json`: what `irt fit` writes and `irt cat` / `irt subset` read (validated with zod).
+ * The calibration file `fit.json`: what `irt fit` writes (its schema in zod); `irt cat` and `irt subset` read its
+ * items as an item bank ({@link ./item_bank.ts}).
  * @module
  */
 import { z } from "zod";
-import { InputError } from "../core/errors.ts";
-import { readTextStrict } from "../core/text_file.ts";
-import { parseRecord } from "../core/validate.ts";
 import type { Calibration } from "./calibrate.ts";
-import type { ItemParams } from "./model.ts";
 
 const nullableNumber = z.number().nullable();
 
@@ -29,6 +26,7 @@ export const FittedItemSchema = z.object({
   q1: nullableNumber.optional(),
   q1_df: nullableNumber.optional(),
   q1_p: nullableNumber.optional(),
+  flag: z.string().nullable().optional(),
 });
 
 /** Schema of `fit.json`. */
@@ -40,6 +38,9 @@ export const FitFileSchema = z.object({
   logLik: z.number(),
   log_posterior: z.number().optional(),
   converged: z.boolean(),
+  stopped_by: z.enum(["converged", "max-cycles", "max-seconds"]).optional(),
+  caps: z.object({ cycles: z.number(), seconds: z.number() }).optional(),
+  seconds: z.number().optional(),
   iterations: z.number().int(),
   max_gradient: z.number().optional(),
   se_method: z.string().optional(),
@@ -49,6 +50,10 @@ export const FitFileSchema = z.object({
   source: z.unknown().optional(),
   warnings: z.array(z.string()).optional(),
   items: z.array(FittedItemSchema).min(1),
+  excluded_items: z.array(
+    z.object({ item: z.string(), reason: z.string(), n: z.number(), right: z.number() }),
+  ).optional(),
+  excluded_persons: z.array(z.object({ person: z.string(), reason: z.string() })).optional(),
   persons: z.array(z.object({ person: z.string(), theta: z.number(), se: z.number() }).passthrough()),
 });
 
@@ -71,6 +76,9 @@ export function fitFile(calibration: Calibration, source: Record<string, unknown
     logLik: round(fit.logLik)!,
     log_posterior: round(fit.logPosterior)!,
     converged: fit.converged,
+    stopped_by: fit.stoppedBy,
+    caps: fit.caps,
+    seconds: round(fit.seconds, 3)!,
     iterations: fit.iterations,
     max_gradient: fit.maxGradient,
     se_method: fit.seMethod,
@@ -98,38 +106,21 @@ export function fitFile(calibration: Calibration, source: Record<string, unknown
         q1: round(f.q1, 4),
         q1_df: f.df,
         q1_p: round(f.p, 4),
+        flag: calibration.flags[i],
       };
     }),
+    excluded_items: calibration.excludedItems.map((x) => ({
+      ...x,
+      n: round(x.n, 3)!,
+      right: round(x.right, 3)!,
+    })),
+    excluded_persons: calibration.excludedPersons,
     persons: calibration.persons.map((p) => ({
       person: p.person,
       theta: round(p.theta)!,
       se: round(p.se)!,
       ...(p.weight === 1 ? {} : { weight: p.weight }),
+      ...(p.extreme ? { extreme: p.extreme } : {}),
     })),
   };
-}
-
-/** Reads and validates a `fit.json`. */
-export async function readFitFile(path: string): Promise<FitFile> {
-  let value: unknown;
-  try {
-    value = JSON.parse(await readTextStrict(path));
-  } catch (err) {
-    if (err instanceof InputError) throw err;
-    throw new InputError({ file: path }, `not JSON (${(err as Error).message})`);
-  }
-  const file = parseRecord(FitFileSchema, value, path, "fit");
-  const seen = new Set<string>();
-  for (const [i, item] of file.items.entries()) {
-    if (seen.has(item.item)) {
-      throw new InputError({ file: path, record: `items[${i}]`, field: "item" }, "duplicate item");
-    }
-    seen.add(item.item);
-  }
-  return file;
-}
-
-/** The calibrated items by id. */
-export function itemParameters(file: FitFile): Map<string, ItemParams> {
-  return new Map(file.items.map((it) => [it.item, { a: it.a, b: it.b, c: it.c }]));
 }

@@ -5,7 +5,13 @@
  * @module
  */
 import { ConfigError } from "../core/errors.ts";
-import { type CollectedRun, collectRuns, type LongRow, responseMatrix } from "../store/collect.ts";
+import {
+  type CollectedRun,
+  collectRuns,
+  type LongRow,
+  type ResponseMatrix,
+  responseMatrix,
+} from "../store/collect.ts";
 import { type Responses, responsesFromMatrix } from "./responses.ts";
 
 /** How to read runs into responses. */
@@ -18,6 +24,21 @@ export interface RunResponsesOptions {
   threshold?: number;
   /** Only this condition (default every condition, each its own examinee). */
   condition?: string;
+  /**
+   * Without a threshold, what graded values (not 0 or 1) do: `error` (default) refuses them, `leave-out` leaves
+   * their items out of the responses with a warning naming them (e.g. after runs that cost real calls).
+   */
+  graded?: "error" | "leave-out";
+}
+
+/** Items of a matrix with a value other than 0, 1 or missing, with the first such value, by item id. */
+function gradedItems(matrix: ResponseMatrix): { item: string; value: number }[] {
+  const found: { item: string; value: number }[] = [];
+  for (const [i, item] of matrix.items.entries()) {
+    const value = matrix.values.map((row) => row[i]).find((v) => v !== null && v !== 0 && v !== 1);
+    if (value !== undefined && value !== null) found.push({ item, value });
+  }
+  return found.sort((x, y) => (x.item < y.item ? -1 : x.item > y.item ? 1 : 0));
 }
 
 /** Returns the examinee name of a run's condition: the model, `A → B` for MPS, `model · condition` otherwise. */
@@ -66,7 +87,22 @@ export async function responsesFromRuns(
   for (const run of repeated) {
     warnings.push(`${run.dir}: every examinee in it is already taken from an earlier run`);
   }
-  const matrix = responseMatrix(kept, { scorer, field: options.field });
+  let matrix = responseMatrix(kept, { scorer, field: options.field });
+  const graded = options.threshold === undefined ? gradedItems(matrix) : [];
+  if (graded.length && options.graded === "leave-out") {
+    const out = new Set(graded.map((g) => g.item));
+    const keep = matrix.items.map((item) => !out.has(item));
+    matrix = {
+      persons: matrix.persons,
+      items: matrix.items.filter((_, i) => keep[i]),
+      values: matrix.values.map((row) => row.filter((_, i) => keep[i])),
+    };
+    const examples = graded.slice(0, 3).map((g) => `"${g.item}" ${Number(g.value.toFixed(4))}`).join(", ");
+    warnings.push(
+      `${graded.length} item(s) with graded scores (e.g. ${examples}) left out of the responses: ` +
+        `declare --threshold T to count scores >= T as right`,
+    );
+  }
   const data = responsesFromMatrix(matrix, options.threshold, dirs.join(", "));
   return { data, runs, scorer, warnings };
 }

@@ -3,6 +3,7 @@
  * a CAT trace, and the rapid assessment set beside the full benchmark (Figure 11's kind).
  * @module
  */
+import { csvText } from "../core/csv.ts";
 import type { FigureSpec, Table } from "../core/report_spec.ts";
 import { ciErrorBars, paperLayout } from "../report/figures.ts";
 import { formatEstimate } from "../report/tables.ts";
@@ -22,32 +23,138 @@ function usesPriors(fit: FitFile): boolean {
   return Boolean(priors?.slope || priors?.guessing);
 }
 
-/** The calibrated items as a table: parameters with standard errors, n, proportion correct and fit. */
+/** A number rounded for a table cell (`null` when missing or not finite). */
+const cell = (x: number | null | undefined, digits = 3) =>
+  x === null || x === undefined || !Number.isFinite(x) ? null : Number(x.toFixed(digits));
+
+/** The flag of a left-out item: why it has no estimate. */
+const excludedFlag = (reason: string) => `left out of the calibration: ${reason}`;
+
+/**
+ * The calibrated items as a table, numbers in their own columns (a, SE(a), b, SE(b), [c, SE(c)]), then n,
+ * proportion correct, fit and the flag of an unreliable estimate; items left out of the calibration last, with
+ * why. Written as `item_parameters.{md,csv,tex}` beside the full numeric `items.csv`.
+ */
 export function itemsTable(fit: FitFile): Table {
+  const guessing = fit.model === "3pl";
+  const excluded = fit.excluded_items ?? [];
   return {
     title: `${fit.model.toUpperCase()} item parameters (${fit.n_persons} examinees, ${fit.n_items} items)`,
-    columns: ["item", "a (SE)", "b (SE)", "c (SE)", "n", "p correct", "infit", "outfit", "Q1 p"],
-    rows: fit.items.map((it) => [
-      it.item,
-      withSe(it.a, it.se_a),
-      withSe(it.b, it.se_b),
-      fit.model === "3pl" ? withSe(it.c, it.se_c) : "0 (fixed)",
-      it.n ?? null,
-      fixed(it.p_correct),
-      fixed(it.infit, 2),
-      fixed(it.outfit, 2),
-      fixed(it.q1_p),
-    ]),
+    columns: [
+      "item",
+      "a",
+      "SE(a)",
+      "b",
+      "SE(b)",
+      ...(guessing ? ["c", "SE(c)"] : []),
+      "n",
+      "p correct",
+      "infit",
+      "outfit",
+      "Q1 p",
+      "flag",
+    ],
+    rows: [
+      ...fit.items.map((it) => [
+        it.item,
+        cell(it.a),
+        cell(it.se_a),
+        cell(it.b),
+        cell(it.se_b),
+        ...(guessing ? [cell(it.c), cell(it.se_c)] : []),
+        it.n ?? null,
+        cell(it.p_correct),
+        cell(it.infit, 2),
+        cell(it.outfit, 2),
+        cell(it.q1_p),
+        it.flag ?? "",
+      ]),
+      ...excluded.map((x) => [
+        x.item,
+        ...Array.from({ length: guessing ? 6 : 4 }, () => null),
+        x.n,
+        cell(x.n ? x.right / x.n : null),
+        null,
+        null,
+        null,
+        excludedFlag(x.reason),
+      ]),
+    ],
     notes: [
       `marginal ${usesPriors(fit) ? "MAP" : "ML"} by Bock–Aitkin EM, ` +
       `${fit.quadrature_nodes ?? 61} quadrature nodes; logLik ${fit.logLik.toFixed(3)}; ` +
-      `${fit.converged ? "converged" : "NOT converged"} after ${fit.iterations} cycles`,
-      `standard errors: ${fit.se_method ?? "louis"} observed information; b by the delta method`,
+      `${
+        fit.converged ? "converged" : `NOT converged (stopped by ${fit.stopped_by ?? "the cycle cap"})`
+      } after ` +
+      `${fit.iterations} cycles`,
+      `standard errors: ${fit.se_method ?? "louis"} observed information; b by the delta method` +
+      (guessing ? "" : "; c = 0 (fixed)"),
       "infit/outfit: mean squares at the EAP abilities (1 under the model; biased low when tests are short); " +
       "Q1: Yen's χ² over ten ability groups, only when the median examinee answered >= 20 items",
       ...(fit.warnings ?? []),
     ],
   };
+}
+
+/**
+ * `items.csv`: every item with its numbers in their own columns (item, a, se_a, b, se_b, c, se_c, d, se_d, n,
+ * p_correct, infit, outfit, q1, q1_df, q1_p, flag), full precision; items left out of the calibration with empty
+ * parameters and the reason as their flag.
+ */
+export function itemsCsv(fit: FitFile): string {
+  const header = [
+    "item",
+    "a",
+    "se_a",
+    "b",
+    "se_b",
+    "c",
+    "se_c",
+    "d",
+    "se_d",
+    "n",
+    "p_correct",
+    "infit",
+    "outfit",
+    "q1",
+    "q1_df",
+    "q1_p",
+    "flag",
+  ];
+  return csvText([
+    header,
+    ...fit.items.map((i) => [
+      i.item,
+      i.a,
+      i.se_a,
+      i.b,
+      i.se_b,
+      i.c,
+      i.se_c,
+      i.d ?? null,
+      i.se_d ?? null,
+      i.n ?? null,
+      i.p_correct ?? null,
+      i.infit ?? null,
+      i.outfit ?? null,
+      i.q1 ?? null,
+      i.q1_df ?? null,
+      i.q1_p ?? null,
+      i.flag ?? null,
+    ]),
+    ...(fit.excluded_items ?? []).map((x) => [
+      x.item,
+      ...Array.from({ length: 8 }, () => null),
+      x.n,
+      x.n ? Number((x.right / x.n).toFixed(4)) : null,
+      null,
+      null,
+      null,
+      null,
+      null,
+      excludedFlag(x.reason),
+    ]),
+  ]);
 }
 
 /** Test information and its standard error 1/√I over θ ∈ [−4, 4], with the five most informative items. */
@@ -178,7 +285,7 @@ export function rapidTable(report: RapidAssessment): Table {
       formatEstimate(p.subset, true),
       p.subset.n,
       withSe(p.theta, p.se),
-      `${(p.predicted * 100).toFixed(1)}%`,
+      Number.isFinite(p.predicted) ? `${(p.predicted * 100).toFixed(1)}%` : "–",
     ]),
     notes: [
       `rank agreement with the full benchmark over ${report.persons.length} examinees: Kendall τ-b ` +

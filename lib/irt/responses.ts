@@ -1,6 +1,7 @@
 /**
  * Response data for IRT: examinees × items with 1, 0 or missing, and a frequency weight per examinee row.
- * Read from CSV (wide: one row per examinee, optional `person` and `freq` columns; long: `person,item,response`)
+ * Read from CSV (wide: one row per examinee, optional `person` and `freq` columns; long: three columns naming
+ * the examinee, the item and the response, by common names such as `person,item,response` or `id,item,resp`)
  * or from a collected response matrix (graded values dichotomised at a declared threshold).
  * @module
  */
@@ -19,6 +20,34 @@ export interface Responses {
   values: (0 | 1 | null)[][];
   /** Frequency weight of each examinee row (1 unless the data give response patterns with counts). */
   weights: number[];
+  /** How a CSV was read, e.g. `long: person,item,resp` or `wide: 5 items, freq column "freq"` (CSV only). */
+  layout?: string;
+}
+
+/** Column names (lower case) a long CSV may use for the examinee, the item and the response. */
+export const LONG_COLUMNS = {
+  person: ["person", "examinee", "respondent", "participant", "subject", "id", "person_id", "model"],
+  item: ["item", "item_id", "question", "question_id", "sample", "sample_id"],
+  response: ["response", "resp", "score", "correct", "value", "answer", "outcome", "result"],
+} as const;
+
+/**
+ * The columns of a long CSV (person, item, response) when the header has exactly three columns named as
+ * {@linkcode LONG_COLUMNS} lists (any case, any order); `null` when it does not.
+ */
+export function longColumns(
+  header: readonly string[],
+): { person: number; item: number; response: number } | null {
+  if (header.length !== 3) return null;
+  const lower = header.map((h) => h.toLowerCase());
+  const find = (names: readonly string[]) => lower.findIndex((h) => names.includes(h));
+  const columns = {
+    person: find(LONG_COLUMNS.person),
+    item: find(LONG_COLUMNS.item),
+    response: find(LONG_COLUMNS.response),
+  };
+  const found = Object.values(columns);
+  return found.every((c) => c >= 0) && new Set(found).size === 3 ? columns : null;
 }
 
 /** Returns the weighted number of examinees (the sum of the frequency weights). */
@@ -26,12 +55,17 @@ export function examineeCount(data: Responses): number {
   return data.weights.reduce((sum, w) => sum + w, 0);
 }
 
-function binary(raw: string, where: { file: string; record: string; field: string }): 0 | 1 | null {
+/** Reads one response cell; `layout` (how the file is being read) is named in the error. */
+function binary(
+  raw: string,
+  where: { file: string; record: string; field: string },
+  layout: string,
+): 0 | 1 | null {
   const text = raw.trim();
   if (text === "" || text === "NA" || text === ".") return null;
   if (text === "1" || text === "1.0") return 1;
   if (text === "0" || text === "0.0") return 0;
-  throw new InputError(where, `expected 1, 0 or empty (missing), got "${raw}"`);
+  throw new InputError(where, `expected 1, 0 or empty (missing), got "${raw}" (read as ${layout})`);
 }
 
 /** Parses wide or long response CSV text (`file` names it in errors). */
@@ -47,7 +81,7 @@ export function parseResponsesCsv(text: string, file: string): Responses {
     if (seen.has(name)) throw new InputError({ file, record: "line 1", field: name }, "duplicate column");
     seen.add(name);
   }
-  const long = header.length === 3 && header.join(",") === "person,item,response";
+  const long = longColumns(header);
   for (const row of rows.slice(1)) {
     if (row.fields.length !== header.length) {
       throw new InputError(
@@ -56,24 +90,52 @@ export function parseResponsesCsv(text: string, file: string): Responses {
       );
     }
   }
-  return long ? parseLong(rows.slice(1), file) : parseWide(header, rows.slice(1), file);
+  if (long) {
+    const data = parseLong(rows.slice(1), file, header, long);
+    const names = [long.person, long.item, long.response].map((c) => header[c]).join(",");
+    return { ...data, layout: `long: ${names}` };
+  }
+  const lower = header.map((h) => h.toLowerCase());
+  const named = (names: readonly string[]) => lower.some((h) => names.includes(h));
+  const groups = Object.entries(LONG_COLUMNS).filter(([, names]) => named(names));
+  if (header.length === 3 && groups.length === 2 && groups.some(([group]) => group === "item")) {
+    const [missing, names] = Object.entries(LONG_COLUMNS).find(([, names]) => !named(names))!;
+    throw new InputError(
+      { file, record: "line 1" },
+      `columns ${header.join(",")} look like a long file (examinee, item, response), but none names the ` +
+        `${missing}: use one of ${names.join(", ")}`,
+    );
+  }
+  const data = parseWide(header, rows.slice(1), file);
+  const freq = header.indexOf("freq") >= 0 ? ', frequency column "freq"' : "";
+  const person = header.indexOf("person") >= 0 ? ', examinee column "person"' : "";
+  return { ...data, layout: `wide: ${data.items.length} items${person}${freq}` };
 }
 
-function parseLong(rows: { line: number; fields: string[] }[], file: string): Responses {
+function parseLong(
+  rows: { line: number; fields: string[] }[],
+  file: string,
+  header: readonly string[],
+  columns: { person: number; item: number; response: number },
+): Responses {
   const persons: string[] = [];
   const items: string[] = [];
   const personIndex = new Map<string, number>();
   const itemIndex = new Map<string, number>();
   const cells: { p: number; i: number; value: 0 | 1 | null; line: number }[] = [];
   for (const { line, fields } of rows) {
-    const [person, item, response] = fields.map((f) => f.trim());
+    const [person, item, response] = [columns.person, columns.item, columns.response].map((c) =>
+      fields[c].trim()
+    );
     if (person === "") {
-      throw new InputError({ file, record: `line ${line}`, field: "person" }, "empty person");
+      throw new InputError({ file, record: `line ${line}`, field: header[columns.person] }, "empty examinee");
     }
-    if (item === "") throw new InputError({ file, record: `line ${line}`, field: "item" }, "empty item");
+    if (item === "") {
+      throw new InputError({ file, record: `line ${line}`, field: header[columns.item] }, "empty item");
+    }
     if (!personIndex.has(person)) personIndex.set(person, persons.push(person) - 1);
     if (!itemIndex.has(item)) itemIndex.set(item, items.push(item) - 1);
-    const value = binary(response, { file, record: `line ${line}`, field: "response" });
+    const value = binary(response, { file, record: `line ${line}`, field: header[columns.response] }, "long");
     cells.push({ p: personIndex.get(person)!, i: itemIndex.get(item)!, value, line });
   }
   const values = persons.map(() => items.map((): 0 | 1 | null => null));
@@ -97,6 +159,8 @@ function parseWide(header: string[], rows: { line: number; fields: string[] }[],
   const freqColumn = header.indexOf("freq");
   const itemColumns = header.map((_, i) => i).filter((i) => i !== personColumn && i !== freqColumn);
   if (itemColumns.length === 0) throw new InputError({ file, record: "line 1" }, "no item columns");
+  const layout = `wide, ${itemColumns.length} item columns; a long file has three columns: examinee, item, ` +
+    "response";
   const persons: string[] = [];
   const values: (0 | 1 | null)[][] = [];
   const weights: number[] = [];
@@ -121,7 +185,7 @@ function parseWide(header: string[], rows: { line: number; fields: string[] }[],
     }
     persons.push(person);
     weights.push(weight);
-    values.push(itemColumns.map((c) => binary(fields[c], { file, record, field: header[c] })));
+    values.push(itemColumns.map((c) => binary(fields[c], { file, record, field: header[c] }, layout)));
   }
   return { persons, items: itemColumns.map((c) => header[c]), values, weights };
 }
@@ -152,25 +216,5 @@ export function responsesFromMatrix(matrix: ResponseMatrix, threshold?: number, 
     items: [...matrix.items],
     values,
     weights: matrix.persons.map(() => 1),
-  };
-}
-
-/** Returns the data without items nobody answered and without examinees who answered nothing. */
-export function dropEmpty(
-  data: Responses,
-): { data: Responses; droppedItems: string[]; droppedPersons: string[] } {
-  const keepItems = data.items.map((_, i) => data.values.some((row) => row[i] !== null));
-  const keepPersons = data.values.map((row, p) => data.weights[p] > 0 && row.some((v) => v !== null));
-  const items = data.items.filter((_, i) => keepItems[i]);
-  const rows = data.values.map((row) => row.filter((_, i) => keepItems[i]));
-  return {
-    data: {
-      persons: data.persons.filter((_, p) => keepPersons[p]),
-      items,
-      values: rows.filter((_, p) => keepPersons[p]),
-      weights: data.weights.filter((_, p) => keepPersons[p]),
-    },
-    droppedItems: data.items.filter((_, i) => !keepItems[i]),
-    droppedPersons: data.persons.filter((_, p) => !keepPersons[p]),
   };
 }

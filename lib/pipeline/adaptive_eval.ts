@@ -45,8 +45,11 @@ export async function adaptiveEval(
   const missing = [...pool.keys()].filter((id) => !samples.has(id));
   const usable = new Map([...pool].filter(([id]) => samples.has(id)));
   if (usable.size === 0) {
+    const few = (ids: string[]) =>
+      ids.slice(0, 3).map((id) => `"${id}"`).join(", ") + (ids.length > 3 ? ", ..." : "");
     throw new ConfigError(
-      `--items: none of the ${pool.size} calibrated items is a sample of ${task.name}'s data`,
+      `--items: none of the ${pool.size} calibrated items (${few([...pool.keys()])}) is a sample of ` +
+        `${task.name}'s data (${plan.samples.length} samples: ${few(plan.samples.map((s) => s.id))})`,
     );
   }
   const scorer = options.scorer ?? (task.scorers.length === 1 ? task.scorers[0].name : undefined);
