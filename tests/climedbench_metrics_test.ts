@@ -28,20 +28,26 @@ Deno.test("choice extractor: every reply of the written corpora (>= 450) gives t
   assert(corpus.length >= 450, `corpus has ${corpus.length} replies`);
   assertEquals(new Set(corpus.map((c) => c.reply)).size, corpus.length, "a reply is listed twice");
   const wrong: string[] = [];
+  const reasons = new Map<string, number>();
   let failures = 0;
   for (const item of corpus) {
     const got = extractChoice(item.reply, item.labels ? [...item.labels] : undefined, item.options ?? {});
     if (got.letters === null) failures++;
     const text = got.letters ? got.letters.join("") : null;
     if (text !== item.expected) wrong.push(`${JSON.stringify(item.reply)} → ${text} (want ${item.expected})`);
+    // A reply that is not extractable says why (reported per reason); one that is says nothing of a failure.
+    if ((got.letters === null) !== (got.failure !== undefined)) {
+      wrong.push(`${JSON.stringify(item.reply)} → letters ${got.letters}, failure ${got.failure}`);
+    }
+    if (got.failure) reasons.set(got.failure, (reasons.get(got.failure) ?? 0) + 1);
   }
   assertEquals(wrong, []);
-  // Extraction-failure rate of the corpus: exactly the replies written to be unanswerable.
-  assertEquals(failures, corpus.filter((c) => c.expected === null).length);
+  // The corpus exercises every reason a reply cannot be read.
+  assertEquals([...reasons.keys()].sort(), ["ambiguous", "no_answer", "not_an_option"]);
   console.log(
     `choice corpus: ${corpus.length} replies, extraction failures ${failures} (${
       (100 * failures / corpus.length).toFixed(1)
-    }%)`,
+    }%: ${[...reasons].map(([reason, n]) => `${reason} ${n}`).join(", ")})`,
   );
 });
 

@@ -2,7 +2,9 @@
  * A local OpenAI-compatible server for tests and benchmarks: deterministic answers, scripted latency and
  * faults (429 with Retry-After, 500, hang, malformed body), and the Batch API (`/v1/files`, `/v1/batches`):
  * each line of a batch is answered by the same reply function as a chat completion once the batch's delay has
- * passed, with optional scripted per-line failures and batch outcomes. It listens on 127.0.0.1 only.
+ * passed, with optional scripted per-line failures, finish reasons and usage, batch outcomes (an expired or
+ * cancelled batch may have answered some lines), held batches, and OpenAI's one-model-per-file rule. It
+ * listens on 127.0.0.1 only.
  *
  * Run by hand: `deno run -A tests/fake_server.ts --port 8000 --latency 100`.
  * @module
@@ -67,8 +69,43 @@ export interface FakeServerOptions {
   batchDelayMs?: number;
   /** Decides per batch line whether it fails (`status` and `message` are used; the line goes to the error file). */
   batchLineFault?: (line: FakeBatchLine) => FakeFault | undefined;
-  /** Decides per batch whether it ends `failed`, `expired` or `cancelled` instead of `completed` (no lines answered). */
+  /**
+   * Decides per batch whether it ends `failed`, `expired` or `cancelled` instead of `completed` (no lines
+   * answered, unless `batchLineAnswered` says otherwise).
+   */
   batchOutcome?: (batch: FakeBatch) => "failed" | "expired" | "cancelled" | undefined;
+  /**
+   * With a `batchOutcome` of `expired` or `cancelled`: whether a line was answered before the batch ended
+   * (without this option none was, and no file is written; a `failed` batch never answers a line). Answered lines go to the output file (or, with a
+   * `batchLineFault`, the error file); the unanswered lines of an expired batch go to the error file as
+   * `batch_expired`, as OpenAI writes them; those of a cancelled batch are in neither file.
+   */
+  batchLineAnswered?: (line: FakeBatchLine) => boolean;
+  /** Decides per answered batch line its `finish_reason` and `usage` (default `stop`, 10 and 5 tokens). */
+  batchLineCompletion?: (line: FakeBatchLine) => FakeLineCompletion | undefined;
+  /**
+   * Fail a batch whose input file names more than one model, as OpenAI does: the batch ends `failed` at
+   * creation with a `mismatched_model` error naming the first line of another model (default off).
+   */
+  batchOneModel?: boolean;
+  /**
+   * Keeps a batch `in_progress` past its delay while this returns `true` (e.g. until a test has killed the
+   * process that created it).
+   */
+  batchHold?: (batch: FakeBatch) => boolean;
+  /**
+   * Called once per batch created, after it is recorded and before its creation is answered; the answer waits
+   * until the returned promise (if any) settles or the server closes.
+   */
+  batchCreated?: (batch: FakeBatch) => Promise<void> | void;
+}
+
+/** How the fake completes one batch line. */
+export interface FakeLineCompletion {
+  /** The choice's `finish_reason` (default `stop`). */
+  finishReason?: string;
+  /** The completion's `usage` (default 10 prompt and 5 completion tokens); `null` leaves it out. */
+  usage?: { prompt_tokens: number; completion_tokens: number } | null;
 }
 
 /** One request line of a batch input file, as the fake processes it. */
@@ -105,6 +142,10 @@ export interface FakeBatch {
   errorFileId?: string;
   /** Lines answered and failed, once finished. */
   counts: { total: number; completed: number; failed: number };
+  /** The `custom_id`s its output file answers (with status 200), once finished. */
+  answeredCustomIds: string[];
+  /** Validation errors of a batch that failed at creation (e.g. `mismatched_model`). */
+  errors?: { code: string; message: string; line: number }[];
 }
 
 /** A running fake server. */
@@ -144,8 +185,8 @@ export function fakeEmbedding(text: string): number[] {
 export function startFakeServer(options: FakeServerOptions = {}): Promise<FakeServer> {
   const requests: FakeRequestRecord[] = [];
   const reply = options.reply ?? defaultFakeReply;
-  const batchApi = new FakeBatchApi(options, reply);
   const controller = new AbortController();
+  const batchApi = new FakeBatchApi(options, reply, controller.signal);
   const { promise: listening, resolve } = Promise.withResolvers<number>();
 
   const server = Deno.serve(
@@ -204,7 +245,7 @@ export function startFakeServer(options: FakeServerOptions = {}): Promise<FakeSe
         );
       }
       if (fault?.malformed) return respond(200, '{"id": "x", "choices": [ {"message": ');
-      const batchAnswer = batchApi.route(req.method, path, body, upload, url.searchParams);
+      const batchAnswer = await batchApi.route(req.method, path, body, upload, url.searchParams);
       if (batchAnswer) return respond(batchAnswer.status, batchAnswer.payload, batchAnswer.headers);
       if (path.endsWith("/models")) {
         return respond(
@@ -302,7 +343,11 @@ class FakeBatchApi {
   readonly #files = new Map<string, FakeUpload & { id: string; createdAt: number }>();
   readonly #lines = new Map<string, FakeBatchLine[]>();
 
-  constructor(readonly options: FakeServerOptions, readonly reply: (body: FakeChatBody) => string) {}
+  constructor(
+    readonly options: FakeServerOptions,
+    readonly reply: (body: FakeChatBody) => string,
+    readonly closing: AbortSignal,
+  ) {}
 
   /** Answers a Batch API request, or returns `undefined` for paths it does not serve. */
   route(
@@ -311,7 +356,7 @@ class FakeBatchApi {
     body: unknown,
     upload: FakeUpload | undefined,
     query: URLSearchParams,
-  ): RouteAnswer | undefined {
+  ): RouteAnswer | Promise<RouteAnswer> | undefined {
     const files = path.match(/\/files(?:\/([^/]+))?(\/content)?$/);
     if (files) {
       if (method === "POST" && !files[1]) return this.#upload(upload);
@@ -345,7 +390,7 @@ class FakeBatchApi {
     return file;
   }
 
-  #create(body: unknown): RouteAnswer {
+  async #create(body: unknown): Promise<RouteAnswer> {
     const params = body as
       | { input_file_id?: string; endpoint?: string; metadata?: Record<string, string> }
       | null;
@@ -382,10 +427,26 @@ class FakeBatchApi {
       status: "in_progress",
       createdAtMs: Date.now(),
       counts: { total: lines.length, completed: 0, failed: 0 },
+      answeredCustomIds: [],
     };
     this.batches.push(batch);
     this.submittedCustomIds.push(...customIds);
     this.#lines.set(id, lines);
+    const mismatch = this.options.batchOneModel
+      ? lines.find((l) => l.body.model !== lines[0].body.model)
+      : undefined;
+    if (mismatch) {
+      batch.status = "failed";
+      batch.errors = [{
+        code: "mismatched_model",
+        message: `line ${mismatch.index + 1} asks for model ${mismatch.body.model}, line 1 for ${
+          lines[0].body.model
+        }: a batch file takes one model`,
+        line: mismatch.index + 1,
+      }];
+    }
+    const hold = this.options.batchCreated?.(batch);
+    if (hold) await Promise.race([hold, aborted(this.closing)]);
     this.#refresh(batch);
     return { status: 200, payload: JSON.stringify(batchObject(batch)) };
   }
@@ -409,18 +470,27 @@ class FakeBatchApi {
     };
   }
 
-  /** Finishes a batch whose delay has passed: answers every line, writes the output and error files. */
+  /**
+   * Finishes a batch whose delay has passed and that is not held: answers its lines (all of them, or those
+   * `batchLineAnswered` picks when `batchOutcome` ends it early), writes the output and error files.
+   */
   #refresh(batch: FakeBatch): void {
     if (batch.status !== "in_progress") return;
     if (Date.now() < batch.createdAtMs + (this.options.batchDelayMs ?? 0)) return;
+    if (this.options.batchHold?.(batch)) return;
     const outcome = this.options.batchOutcome?.(batch);
-    if (outcome) {
+    const answered = this.options.batchLineAnswered;
+    if (outcome === "failed" || (outcome && !answered)) {
       batch.status = outcome;
       return;
     }
     const output: string[] = [];
     const errors: string[] = [];
     for (const line of this.#lines.get(batch.id) ?? []) {
+      if (outcome && !answered!(line)) {
+        if (outcome === "expired") errors.push(JSON.stringify(expiredLine(batch, line)));
+        continue;
+      }
       const fault = this.options.batchLineFault?.(line);
       if (fault?.status) {
         const message = fault.message ?? `scripted fault ${fault.status}`;
@@ -432,27 +502,8 @@ class FakeBatchApi {
         }));
         continue;
       }
-      output.push(JSON.stringify({
-        id: `batch_req_${batch.id}_${line.index}`,
-        custom_id: line.customId,
-        response: {
-          status_code: 200,
-          request_id: `req_${batch.id}_${line.index}`,
-          body: {
-            id: `chatcmpl-${batch.id}-${line.index}`,
-            object: "chat.completion",
-            created: 0,
-            model: line.body.model,
-            choices: [{
-              index: 0,
-              message: { role: "assistant", content: this.reply(line.body) },
-              finish_reason: "stop",
-            }],
-            usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 },
-          },
-        },
-        error: null,
-      }));
+      output.push(JSON.stringify(this.#answerLine(batch, line)));
+      batch.answeredCustomIds.push(line.customId);
     }
     const file = (lines: string[], kind: string) =>
       this.#addFile({
@@ -464,8 +515,52 @@ class FakeBatchApi {
     batch.outputFileId = output.length ? file(output, "output") : undefined;
     batch.errorFileId = errors.length ? file(errors, "error") : undefined;
     batch.counts = { total: output.length + errors.length, completed: output.length, failed: errors.length };
-    batch.status = "completed";
+    batch.status = outcome ?? "completed";
   }
+
+  /** The output-file line answering `line` (reply text, `finish_reason` and usage as scripted). */
+  #answerLine(batch: FakeBatch, line: FakeBatchLine): Record<string, unknown> {
+    const completion = this.options.batchLineCompletion?.(line) ?? {};
+    const usage = completion.usage === undefined
+      ? { prompt_tokens: 10, completion_tokens: 5 }
+      : completion.usage;
+    return {
+      id: `batch_req_${batch.id}_${line.index}`,
+      custom_id: line.customId,
+      response: {
+        status_code: 200,
+        request_id: `req_${batch.id}_${line.index}`,
+        body: {
+          id: `chatcmpl-${batch.id}-${line.index}`,
+          object: "chat.completion",
+          created: 0,
+          model: line.body.model,
+          choices: [{
+            index: 0,
+            message: { role: "assistant", content: this.reply(line.body) },
+            finish_reason: completion.finishReason ?? "stop",
+          }],
+          ...(usage
+            ? { usage: { ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens } }
+            : {}),
+        },
+      },
+      error: null,
+    };
+  }
+}
+
+/** The error-file line of a request an expired batch never ran (OpenAI's wording). */
+function expiredLine(batch: FakeBatch, line: FakeBatchLine): Record<string, unknown> {
+  return {
+    id: `batch_req_${batch.id}_${line.index}`,
+    custom_id: line.customId,
+    response: null,
+    error: {
+      code: "batch_expired",
+      message: "This request could not be executed before the completion window expired.",
+    },
+  };
 }
 
 function fileObject(file: FakeUpload & { id: string; createdAt: number }): Record<string, unknown> {
@@ -485,7 +580,7 @@ function batchObject(batch: FakeBatch): Record<string, unknown> {
     id: batch.id,
     object: "batch",
     endpoint: "/v1/chat/completions",
-    errors: null,
+    errors: batch.errors ? { object: "list", data: batch.errors } : null,
     input_file_id: batch.inputFileId,
     completion_window: "24h",
     status: batch.status,
@@ -495,6 +590,12 @@ function batchObject(batch: FakeBatch): Record<string, unknown> {
     request_counts: batch.counts,
     metadata: batch.metadata,
   };
+}
+
+/** Resolves when `signal` aborts (at once if it has). */
+function aborted(signal: AbortSignal): Promise<void> {
+  if (signal.aborted) return Promise.resolve();
+  return new Promise((done) => signal.addEventListener("abort", () => done(), { once: true }));
 }
 
 function abortableDelay(ms: number, signal: AbortSignal): Promise<void> {

@@ -5,7 +5,7 @@ import { runEval } from "../lib/pipeline/run_eval.ts";
 import { SummarySchema } from "../lib/core/summary.ts";
 import { RunStore } from "../lib/store/run_store.ts";
 import { plannedScore, questionTag, scriptedReply } from "./fake_judge.ts";
-import { type FakeChatBody, startFakeServer } from "./fake_server.ts";
+import { defaultFakeReply, type FakeChatBody, startFakeServer } from "./fake_server.ts";
 import { walkFiles } from "./walk.ts";
 
 const SAMPLE = new URL("../data/llmeval_med/sample.json", import.meta.url).pathname;
@@ -80,23 +80,42 @@ Deno.test("LLMEval-Med end to end against the fake server: usability recomputed 
     // Multi-turn: round 3 of MTG-2 carries rounds 1-2 with the model's own answers; the judge sees only round 3.
     const chats = server.requests.filter((r) => r.status === 200 && r.path.endsWith("/chat/completions"))
       .map((r) => r.body as FakeChatBody);
-    const turn3 = samples.find((s) => s.id === "MTG-2-3")!;
-    const modelCall = chats.find((b) => b.messages.at(-1)?.content === turn3.input && b.messages.length > 2)!;
-    assertEquals(modelCall.messages.map((m) => m.role), [
-      "system",
-      "user",
-      "assistant",
-      "user",
-      "assistant",
-      "user",
-    ]);
-    assertEquals(modelCall.messages[0].content, "You are a helpful assistant.");
-    assertStringIncludes(
-      modelCall.messages[2].content,
-      `Fake answer ${questionTag(samples.find((s) => s.id === "MTG-2-1")!.input)}`,
+    const answerTo = (input: string) =>
+      defaultFakeReply({ model: "fake-model", messages: [{ role: "user", content: input }] });
+    const [turn1, turn2, turn3] = ["MTG-2-1", "MTG-2-2", "MTG-2-3"].map((id) =>
+      samples.find((s) => s.id === id)!
     );
+    const modelCall = chats.find((b) => b.messages.at(-1)?.content === turn3.input && b.messages.length > 2)!;
+    assertEquals(modelCall.messages, [
+      { role: "system", content: "You are a helpful assistant." },
+      { role: "user", content: turn1.input },
+      { role: "assistant", content: answerTo(turn1.input) },
+      { role: "user", content: turn2.input },
+      { role: "assistant", content: answerTo(turn2.input) },
+      { role: "user", content: turn3.input },
+    ]);
+    // Every judging shows one round: its question and the model's answer to it, nothing of another round.
     const judgeCalls = chats.filter((b) => b.messages[1]?.content.includes("### Student's answer"));
-    assert(judgeCalls.every((b) => b.messages.length === 2 && b.response_format?.type === "json_object"));
+    assert(judgeCalls.length >= 3 * samples.length, `${judgeCalls.length} judge calls`);
+    for (const call of judgeCalls) {
+      assertEquals(call.messages.map((m) => m.role), ["system", "user"]);
+      assertEquals(call.response_format?.type, "json_object");
+      const user = call.messages[1].content;
+      const judged = samples.filter((s) =>
+        user.includes(`### Question\n${s.input}\n\n### Reference answer\n`)
+      );
+      assertEquals(judged.length, 1, user.slice(0, 200));
+      const [sample] = judged;
+      assertStringIncludes(user, `### Student's answer\n${answerTo(sample.input)}\n\n`);
+      assertEquals(user.match(/Fake answer [0-9a-f]{8}/g), [`Fake answer ${questionTag(sample.input)}`]);
+      for (const other of samples) {
+        if (other !== sample && other.conversation && other.conversation.id === sample.conversation?.id) {
+          assert(!user.includes(other.input), `the judging of ${sample.id} shows ${other.id}`);
+        }
+      }
+    }
+    const round3 = judgeCalls.filter((b) => b.messages[1].content.includes(`### Question\n${turn3.input}\n`));
+    assertEquals(new Set(round3.map((b) => b.seed! % 1000)), new Set([0, 1, 2]));
     assertEquals(new Set(judgeCalls.map((b) => b.seed! % 1000)), new Set([0, 1, 2]));
 
     // Retries happened and were logged; the key reached the server but is written nowhere.

@@ -214,6 +214,14 @@ Deno.test("LLMEval-Med (judged, multi-turn): 3 shards + merge write what one mac
       "the data must have multi-turn dialogues",
     );
 
+    // Each shard logs an event of its own: a resume that finds it finished (and sends nothing).
+    const sent = chatRequests(server);
+    for (const [i, dir] of dirs.entries()) {
+      const again = await runEval({ ...llmevalConfig(server, dir), shard: `${i + 1}/3`, resume: true });
+      assertEquals(again.failures, 0);
+    }
+    assertEquals(chatRequests(server), sent);
+
     // The merge sends nothing.
     const before = chatRequests(server);
     const merged = await mergeShards({
@@ -242,8 +250,21 @@ Deno.test("LLMEval-Med (judged, multi-turn): 3 shards + merge write what one mac
       const manifest = store.manifest()!;
       assertEquals(manifest.identity, one.manifest()!.identity);
       assertEquals(manifest.shard, undefined);
-      const tagged = store.events().filter((e) => e.kind !== "merged");
-      assert(tagged.every((e) => /^[123]\/3$/.test(String((e.detail as { shard?: string }).shard))));
+      // Every event of every shard, tagged with its shard (the shards' resumes at least).
+      const tagged = store.events().filter((e) => e.kind !== "merged").map((e) => {
+        const { shard, logged_at } = e.detail as { shard: string; logged_at: string };
+        return `${shard} ${e.kind} ${logged_at}`;
+      });
+      const logged = dirs.flatMap((dir, i) => {
+        const shard = new RunStore(`${dir}/run.sqlite`, { readOnly: true });
+        try {
+          return shard.events().map((e) => `${i + 1}/3 ${e.kind} ${e.at}`);
+        } finally {
+          shard.close();
+        }
+      });
+      assertEquals(logged.filter((e) => e.includes(" resume ")).length, 3, logged.join("; "));
+      assertEquals(tagged.sort(), logged.sort());
     } finally {
       one.close();
       store.close();

@@ -22,7 +22,7 @@ import { checkFlags, type CommandSpec, commandUsage, parseCommand } from "./args
 import { causeLines } from "../pipeline/completeness.ts";
 
 /** Usage of `deno task eval`, generated from the option table; for one benchmark when `benchmark` is given. */
-async function evalUsage(benchmark?: string): Promise<string> {
+export async function evalUsage(benchmark?: string): Promise<string> {
   const tasks = await Promise.all(Object.keys(BENCHMARKS).map((name) => getTask(name)));
   const task = benchmark ? await getTask(benchmark) : undefined;
   const options = task ? taskOptions(task) : EVAL_OPTIONS;
@@ -64,7 +64,7 @@ ${COMMANDS.map(([name, what]) => `  ${name.padEnd(22)} ${what}`).join("\n")}
 benchmarks: ${Object.keys(BENCHMARKS).join(", ")}`;
 
 /** `reproduce`'s flags. */
-const REPRODUCE_SPEC = {
+export const REPRODUCE_SPEC = {
   command: "deno task reproduce",
   description:
     "Re-creates what the four papers print: every results table transcribed cell by cell (Markdown, " +
@@ -91,7 +91,7 @@ const REPRODUCE_SPEC = {
 } as const;
 
 /** `download`'s flags. */
-const DOWNLOAD_SPEC = {
+export const DOWNLOAD_SPEC = {
   command: "deno task download",
   positionals: "<benchmark>",
   description: `Downloads a benchmark's full public data set and checks its SHA-256 (needs internet). ` +
