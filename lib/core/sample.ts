@@ -7,6 +7,20 @@ import { z } from "zod";
 /** A value a sample can be grouped by in tables (category, difficulty, scene, ...); `null` = not given. */
 export type GroupValue = string | number | null;
 
+/** zod schema of {@linkcode Choices}. */
+export const ChoicesSchema = z.object({
+  labels: z.array(z.string().min(1)).min(2),
+  options: z.record(z.string(), z.string()),
+  answer: z.array(z.string().min(1)).min(1),
+  multiple: z.boolean(),
+});
+
+/**
+ * The options of a multiple-choice item: its letters in order, each option's text, the correct letter(s), and
+ * whether more than one letter may be right (`multiple`: the prompt says so and the scorer expects a set).
+ */
+export type Choices = z.infer<typeof ChoicesSchema>;
+
 /** zod schema of {@linkcode Sample}. */
 export const SampleSchema = z.object({
   id: z.string().min(1),
@@ -16,6 +30,7 @@ export const SampleSchema = z.object({
   conversation: z.object({ id: z.string().min(1), turn: z.number().int().min(1) }).nullable(),
   fields: z.record(z.string(), z.union([z.string(), z.number(), z.null()])),
   extra: z.record(z.string(), z.unknown()),
+  choices: ChoicesSchema.optional(),
 });
 
 /**
@@ -26,6 +41,7 @@ export const SampleSchema = z.object({
  * - `conversation` links the turns of a multi-turn dialogue; turns are asked in `turn` order, each with the
  *   conversation so far. `null` for single-turn samples.
  * - `fields` hold the values tables group by; `extra` holds benchmark-specific data (e.g. a checklist).
+ * - `choices`, on a multiple-choice item, holds its options and key (read by the shared choice scorer).
  */
 export type Sample = z.infer<typeof SampleSchema>;
 
