@@ -499,13 +499,13 @@ async function until(event: () => boolean, child: Deno.ChildProcess, what: strin
  * no call of theirs again, fetched the answers of `interrupted` and recorded every call of every one
  * of them as answered by it, and finished the sample (23 answers, 69 judgings).
  */
-async function assertResumedWithoutResubmitting(
+function assertResumedWithoutResubmitting(
   server: FakeServer,
   out: string,
   beforeKill: number,
   interrupted: FakeBatch,
   resumedFrom: number,
-): Promise<void> {
+): void {
   assertNoRepeats(server.submittedCustomIds);
   assertNoResubmissionAcross(server.batches, beforeKill);
   const after = server.requests.slice(resumedFrom);
@@ -568,7 +568,7 @@ Deno.test("--batch: a run killed while its batch runs resumes by fetching that b
       server.requests.slice(resumedFrom).some((r) => r.path.endsWith(`/batches/${interrupted.id}`)),
       "the resumed run checked the interrupted batch",
     );
-    await assertResumedWithoutResubmitting(server, out, beforeKill, interrupted, resumedFrom);
+    assertResumedWithoutResubmitting(server, out, beforeKill, interrupted, resumedFrom);
   } finally {
     killed = true;
     await server.close();
@@ -610,7 +610,7 @@ Deno.test("--batch: a run killed before it learnt its batch's id finds the batch
       server.requests.slice(resumedFrom).some((r) => /\/batches$/.test(r.path) && r.body === null),
       "the resumed run listed the batches to find the interrupted one",
     );
-    await assertResumedWithoutResubmitting(server, out, 1, interrupted, resumedFrom);
+    assertResumedWithoutResubmitting(server, out, 1, interrupted, resumedFrom);
   } finally {
     creation.resolve();
     await server.close();

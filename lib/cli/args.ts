@@ -35,7 +35,8 @@ export interface CommandSpec<F extends Record<string, FlagSpec> = Record<string,
 }
 
 /** The parsed value type of one flag: a string, a list of strings, or a switch. */
-export type FlagValue<S extends FlagSpec> = S extends { value: string } ? S extends { multiple: true } ? string[]
+export type FlagValue<S extends FlagSpec> = S extends { value: string }
+  ? S extends { multiple: true } ? string[]
   : string
   : boolean;
 
@@ -58,7 +59,11 @@ function editDistance(a: string, b: string): number {
   for (let i = 1; i <= a.length; i++) {
     const current = [i];
     for (let j = 1; j <= b.length; j++) {
-      current[j] = Math.min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
+      current[j] = Math.min(
+        previous[j] + 1,
+        current[j - 1] + 1,
+        previous[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1),
+      );
     }
     previous = current;
   }
@@ -72,7 +77,9 @@ function editDistance(a: string, b: string): number {
 export function closestFlag(unknown: string, known: readonly string[]): string | undefined {
   const prefixed = known.filter((k) => k.startsWith(unknown) || unknown.startsWith(k));
   if (prefixed.length) {
-    return prefixed.sort((x, y) => Math.abs(x.length - unknown.length) - Math.abs(y.length - unknown.length))[0];
+    return prefixed.sort((x, y) =>
+      Math.abs(x.length - unknown.length) - Math.abs(y.length - unknown.length)
+    )[0];
   }
   let best: string | undefined;
   let bestDistance = Infinity;
@@ -86,7 +93,9 @@ export function closestFlag(unknown: string, known: readonly string[]): string |
 /** The one-line message for an unknown flag, naming the closest known flag when there is one. */
 export function unknownFlagMessage(flag: string, known: readonly string[], command: string): string {
   const near = closestFlag(flag, known);
-  return `unknown option --${flag}${near ? `; did you mean --${near}?` : ""} (${command} --help lists the options)`;
+  return `unknown option --${flag}${
+    near ? `; did you mean --${near}?` : ""
+  } (${command} --help lists the options)`;
 }
 
 /**
@@ -157,7 +166,12 @@ export function parseCommand<F extends Record<string, FlagSpec>>(
       ...(flag.short ? { short: flag.short } : {}),
     };
   }
-  const { values, positionals } = parseArgs({ args: [...args], allowPositionals: true, options, strict: true });
+  const { values, positionals } = parseArgs({
+    args: [...args],
+    allowPositionals: true,
+    options,
+    strict: true,
+  });
   const { help, ...rest } = values as Record<string, unknown>;
   return { values: rest as FlagValues<F>, positionals, help: help === true };
 }
