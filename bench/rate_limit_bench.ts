@@ -7,9 +7,9 @@
  * @module
  */
 import { Caller } from "../lib/providers/caller.ts";
-import { EndpointPool } from "../lib/providers/endpoint_pool.ts";
+import { EndpointPool } from "../lib/providers/flow/endpoint_pool.ts";
 import { createProvider } from "../lib/providers/factory.ts";
-import { estimateChatTokens, loadTokenCounter } from "../lib/providers/token_estimate.ts";
+import { estimateChatTokens, loadTokenCounter } from "../lib/providers/flow/token_estimate.ts";
 import type { ChatProvider, ChatRequest } from "../lib/providers/types.ts";
 import { RunStore } from "../lib/store/run_store.ts";
 import { startRateLimitedServer } from "../tests/fake_rate_limit.ts";

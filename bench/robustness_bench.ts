@@ -3,7 +3,7 @@
  * spelling errors) made from 27 first-round questions × 10 variants, and the design-effect-adjusted rates over
  * 1,000 questions × 10 variants.
  */
-import { robustnessSamples } from "../lib/ablations/robustness.ts";
+import { robustnessSamples } from "../lib/robustness/sets.ts";
 import { loadMedGptEval } from "../lib/benchmarks/medgpteval/load.ts";
 import { clusteredRate } from "../lib/stats/clustered.ts";
 import { mulberry32 } from "../lib/stats/rng.ts";

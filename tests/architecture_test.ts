@@ -8,6 +8,7 @@ const LAYERS: string[][] = [
   ["text", "stats"],
   ["metrics", "store", "providers", "report"],
   ["judges", "solvers", "ablations", "analysis"],
+  ["robustness"],
   ["benchmarks", "papers", "irt"],
   ["pipeline"],
   ["cli"],
@@ -67,6 +68,54 @@ Deno.test("lib/ has no import cycles", async () => {
   };
   for (const node of graph.keys()) visit(node, []);
   assertEquals(cycles, []);
+});
+
+/**
+ * Returns the folder a module belongs to at `depth`: `lib/<folder>` at depth 1; at depth 2 the subfolder
+ * `lib/<folder>/<sub>`, or `undefined` for a module directly in `lib/<folder>/` (which belongs to no subfolder).
+ */
+function folderAt(module: string, depth: 1 | 2): string | undefined {
+  const parts = module.split("/");
+  if (parts.length < depth + 2) return undefined;
+  return parts.slice(0, depth + 1).join("/");
+}
+
+/** Returns the folder pairs `A <-> B` (at `depth`, siblings at depth 2) where A imports B and B imports A. */
+function folderCycles(graph: ReadonlyMap<string, readonly string[]>, depth: 1 | 2): string[] {
+  const edges = new Map<string, Set<string>>();
+  for (const [from, targets] of graph) {
+    const a = folderAt(from, depth);
+    for (const to of targets) {
+      const b = folderAt(to, depth);
+      if (!a || !b || a === b || !to.startsWith("lib/")) continue;
+      if (depth === 2 && folderAt(from, 1) !== folderAt(to, 1)) continue;
+      edges.set(a, (edges.get(a) ?? new Set()).add(b));
+    }
+  }
+  const pairs: string[] = [];
+  for (const [a, targets] of edges) {
+    for (const b of targets) if (a < b && edges.get(b)?.has(a)) pairs.push(`${a} <-> ${b}`);
+  }
+  return pairs.sort();
+}
+
+Deno.test("no two folders of lib/ (nor two subfolders of one) import each other", async () => {
+  const graph = await importGraph();
+  assertEquals([...folderCycles(graph, 1), ...folderCycles(graph, 2)], []);
+});
+
+Deno.test("folderCycles finds a cycle between folders and between sibling subfolders, not within one", () => {
+  const graph = new Map([
+    ["lib/judges/a.ts", ["lib/ablations/b.ts", "lib/judges/c.ts"]],
+    ["lib/ablations/b.ts", ["lib/judges/c.ts"]],
+    ["lib/judges/c.ts", ["lib/judges/a.ts"]],
+    ["lib/providers/flow/x.ts", ["lib/providers/transport/y.ts", "lib/providers/types.ts"]],
+    ["lib/providers/transport/y.ts", ["lib/providers/flow/z.ts"]],
+    ["lib/providers/types.ts", []],
+    ["lib/providers/caller.ts", ["lib/providers/flow/x.ts"]],
+  ]);
+  assertEquals(folderCycles(graph, 1), ["lib/ablations <-> lib/judges"]);
+  assertEquals(folderCycles(graph, 2), ["lib/providers/flow <-> lib/providers/transport"]);
 });
 
 Deno.test("an evaluation loads no TensorFlow and prints no deprecation warning", async () => {

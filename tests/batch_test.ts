@@ -1,10 +1,10 @@
 import { assert, assertEquals, assertRejects } from "@std/assert";
 import { runEval } from "../lib/pipeline/run_eval.ts";
-import { OpenAIBatchApi } from "../lib/providers/batch_api.ts";
-import { type BatchOptions, BatchProvider, batchProviderFor } from "../lib/providers/batch.ts";
-import { batchInputLine, chatBody, parseBatchResults } from "../lib/providers/batch_jsonl.ts";
+import { OpenAIBatchApi } from "../lib/providers/batch/batch_api.ts";
+import { type BatchOptions, BatchProvider, batchProviderFor } from "../lib/providers/batch/batch.ts";
+import { batchInputLine, chatBody, parseBatchResults } from "../lib/providers/batch/batch_jsonl.ts";
 import { Caller, callKey } from "../lib/providers/caller.ts";
-import { OpenAIProvider } from "../lib/providers/openai.ts";
+import { OpenAIProvider } from "../lib/providers/transport/openai.ts";
 import { type ChatRequest, ProviderError } from "../lib/providers/types.ts";
 import type { StoredCall } from "../lib/core/records.ts";
 import { BatchLedger } from "../lib/store/batch_ledger.ts";

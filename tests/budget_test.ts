@@ -2,8 +2,8 @@ import { assert, assertEquals, assertRejects, assertStringIncludes } from "@std/
 import { ConfigError, InputError } from "../lib/core/errors.ts";
 import type { StoredCall } from "../lib/core/records.ts";
 import { runEval } from "../lib/pipeline/run_eval.ts";
-import { costOf, loadPrices, priceOf, readPriceFile } from "../lib/providers/prices.ts";
-import { Budget, usageRows } from "../lib/providers/spend.ts";
+import { costOf, loadPrices, priceOf, readPriceFile } from "../lib/providers/accounting/prices.ts";
+import { Budget, usageRows } from "../lib/providers/accounting/spend.ts";
 import { Progress } from "../lib/report/progress.ts";
 import { RunStore } from "../lib/store/run_store.ts";
 import { startFakeServer } from "./fake_server.ts";

@@ -11,7 +11,7 @@ import { pathExists } from "../lib/core/fs.ts";
 import type { EvalConfig } from "../lib/pipeline/eval_config.ts";
 import { planEval } from "../lib/pipeline/plan.ts";
 import { runEval } from "../lib/pipeline/run_eval.ts";
-import { costOf, loadPrices } from "../lib/providers/prices.ts";
+import { costOf, loadPrices } from "../lib/providers/accounting/prices.ts";
 import { RunStore } from "../lib/store/run_store.ts";
 import { scriptedReply } from "./fake_judge.ts";
 import { type FakeServer, startFakeServer } from "./fake_server.ts";

@@ -5,7 +5,11 @@
  * the `x-ratelimit-*` headers. Built on {@linkcode startFakeServer}'s `fault` and `headers` hooks.
  * @module
  */
-import { estimateChatTokens, loadTokenCounter, type TokenCounter } from "../lib/providers/token_estimate.ts";
+import {
+  estimateChatTokens,
+  loadTokenCounter,
+  type TokenCounter,
+} from "../lib/providers/flow/token_estimate.ts";
 import {
   type FakeChatBody,
   type FakeServer,

@@ -6,7 +6,7 @@
  * server, latencies, pauses and rate windows are whatever the test's steps make them, however busy the machine.
  * @module
  */
-import type { EndpointStatus } from "../lib/providers/endpoint.ts";
+import type { EndpointStatus } from "../lib/providers/flow/endpoint.ts";
 import type { ManualClock } from "./manual_clock.ts";
 import { waitUntil } from "./wait_until.ts";
 

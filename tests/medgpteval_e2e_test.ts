@@ -7,7 +7,7 @@ import { sampleRows } from "./run_cli.ts";
 import { assert, assertAlmostEquals, assertEquals } from "@std/assert";
 import { INDICATORS } from "../lib/benchmarks/medgpteval/rubric.ts";
 import { sha256Hex } from "../lib/core/hash.ts";
-import { requestedIndicators } from "../lib/providers/keyword_rubric_judge.ts";
+import { requestedIndicators } from "../lib/benchmarks/medgpteval/offline_rubric.ts";
 import { runEval } from "../lib/pipeline/run_eval.ts";
 import { defaultFakeReply, type FakeChatBody, startFakeServer } from "./fake_server.ts";
 import { handTotals } from "./medgpteval_hand.ts";

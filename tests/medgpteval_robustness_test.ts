@@ -7,8 +7,8 @@
 import { sampleRows } from "./run_cli.ts";
 import { assert, assertAlmostEquals, assertEquals } from "@std/assert";
 import { sha256Hex } from "../lib/core/hash.ts";
-import { CONSISTENCY_SECTIONS } from "../lib/providers/offline_consistency.ts";
-import { requestedIndicators } from "../lib/providers/keyword_rubric_judge.ts";
+import { CONSISTENCY_SECTIONS } from "../lib/robustness/consistency.ts";
+import { requestedIndicators } from "../lib/benchmarks/medgpteval/offline_rubric.ts";
 import { runEval } from "../lib/pipeline/run_eval.ts";
 import { ConfigError } from "../lib/core/errors.ts";
 import { defaultFakeReply, type FakeChatBody, startFakeServer } from "./fake_server.ts";

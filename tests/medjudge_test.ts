@@ -11,7 +11,11 @@ import {
 import type { StoredScore } from "../lib/core/records.ts";
 import type { Sample } from "../lib/core/sample.ts";
 import type { RoleRequest, ScoreContext } from "../lib/core/task.ts";
-import { overlapVerdict, RubricJudgeProvider, wordOverlap } from "../lib/providers/rubric_judge.ts";
+import {
+  overlapVerdict,
+  RubricJudgeProvider,
+  wordOverlap,
+} from "../lib/benchmarks/permedcqa/offline_medjudge.ts";
 
 const SAMPLE: Sample = {
   id: "permedcqa:t1",

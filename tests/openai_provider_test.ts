@@ -1,6 +1,6 @@
 import { assert, assertEquals, assertRejects, assertStringIncludes } from "@std/assert";
 import { Caller } from "../lib/providers/caller.ts";
-import { OpenAIProvider } from "../lib/providers/openai.ts";
+import { OpenAIProvider } from "../lib/providers/transport/openai.ts";
 import { Progress } from "../lib/report/progress.ts";
 import { ProviderError } from "../lib/providers/types.ts";
 import { startFakeServer } from "./fake_server.ts";

@@ -1,7 +1,7 @@
 import { assert, assertEquals, assertRejects } from "@std/assert";
-import { Limiter } from "../lib/providers/limiter.ts";
-import { redact, registerSecret } from "../lib/providers/redact.ts";
-import { backoffDelayMs, parseRetryAfter, withRetry } from "../lib/providers/retry.ts";
+import { Limiter } from "../lib/providers/flow/limiter.ts";
+import { redact, registerSecret } from "../lib/providers/transport/redact.ts";
+import { backoffDelayMs, parseRetryAfter, withRetry } from "../lib/providers/transport/retry.ts";
 import { ProviderError } from "../lib/providers/types.ts";
 
 Deno.test("Retry-After: seconds, HTTP date and retry-after-ms", () => {

@@ -9,14 +9,14 @@ import {
   robustnessSamples,
   variantId,
   variantOf,
-} from "../lib/ablations/robustness.ts";
-import { robustnessRates, variantSource } from "../lib/ablations/robustness_rates.ts";
+} from "../lib/robustness/sets.ts";
+import { robustnessRates, variantSource } from "../lib/robustness/rates.ts";
 import { ConfigError } from "../lib/core/errors.ts";
 import type { Sample } from "../lib/core/sample.ts";
 import type { SampleRow } from "../lib/core/summary.ts";
-import { consistencyMessages } from "../lib/judges/consistency.ts";
-import { offlineConsistencyReply } from "../lib/providers/offline_consistency.ts";
-import { offlineRephrasings } from "../lib/providers/offline_rephraser.ts";
+import { consistencyMessages } from "../lib/robustness/consistency.ts";
+import { offlineConsistencyReply } from "../lib/robustness/offline_consistency.ts";
+import { offlineRephrasings } from "../lib/robustness/offline_rephraser.ts";
 import { wilsonInterval } from "../lib/stats/agreement.ts";
 import { clusteredRate, intraclassCorrelation } from "../lib/stats/clustered.ts";
 

@@ -1,14 +1,14 @@
 import { assert, assertEquals, assertRejects, assertStringIncludes } from "@std/assert";
 import fc from "fast-check";
 import { DatabaseSync } from "node:sqlite";
-import { robustnessSamples } from "../lib/ablations/robustness.ts";
+import { robustnessSamples } from "../lib/robustness/sets.ts";
 import { mergeShards } from "../lib/cli/merge.ts";
 import { ConfigError } from "../lib/core/errors.ts";
 import { sha256Hex } from "../lib/core/hash.ts";
 import type { Sample } from "../lib/core/sample.ts";
 import type { EvalConfig } from "../lib/pipeline/eval_config.ts";
-import { requestedIndicators } from "../lib/providers/keyword_rubric_judge.ts";
-import { CONSISTENCY_SECTIONS } from "../lib/providers/offline_consistency.ts";
+import { requestedIndicators } from "../lib/benchmarks/medgpteval/offline_rubric.ts";
+import { CONSISTENCY_SECTIONS } from "../lib/robustness/consistency.ts";
 import { runEval } from "../lib/pipeline/run_eval.ts";
 import { parseShard, shardKey, shardOf, shardSamples } from "../lib/pipeline/shard.ts";
 import { RunStore } from "../lib/store/run_store.ts";

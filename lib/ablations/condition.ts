@@ -15,7 +15,6 @@ import { languageName, pivotSolver } from "../solvers/pivot.ts";
 import { mpsSolver } from "../solvers/mps.ts";
 import { roleSolver } from "../solvers/role.ts";
 import { parsePerturbSpec, perturbSample, type PerturbSpec } from "./perturb.ts";
-import { type RobustnessOptions, robustnessSet, robustnessSolver } from "./robustness.ts";
 
 /** One condition of a run. */
 export interface Condition {
@@ -130,19 +129,10 @@ export function parseAblation(text: string, seed = "0"): Condition {
 }
 
 /**
- * Returns the solver a condition uses with `task`; with `robustness`, one that also answers the robustness
- * variants (each clean question asked the condition's way).
+ * Returns the solver a condition uses with `task` (a run with robustness sets wraps it: see
+ * `withRobustness` in `lib/robustness/sets.ts`).
  */
-export function conditionSolver(condition: Condition, task: Task, robustness?: RobustnessOptions): Solver {
-  const solver = baseSolver(condition, task);
-  if (!robustness) return solver;
-  return robustnessSolver(solver, {
-    variants: robustness.variants,
-    rephrased: robustness.sets.some((id) => robustnessSet(id).method.startsWith("rephrase")),
-  });
-}
-
-function baseSolver(condition: Condition, task: Task): Solver {
+export function conditionSolver(condition: Condition, task: Task): Solver {
   if (condition.kind === "cot") return task.cotSolver ?? cotSolver(task.solver);
   if (condition.kind === "pivot") {
     return pivotSolver(task.solverIn?.(condition.pivot!) ?? task.solver, {

@@ -11,7 +11,7 @@ import { checkNumber, EVAL_OPTIONS, evalOption, taskOptions } from "../pipeline/
 import { runEval } from "../pipeline/run_eval.ts";
 import { tagCommand } from "./tag.ts";
 import { type EvalConfig } from "../pipeline/eval_config.ts";
-import { redact } from "../providers/redact.ts";
+import { redact } from "../providers/transport/redact.ts";
 import { downloadDataset, DOWNLOADS } from "./download.ts";
 import { reproduce, reproduceEnv } from "./reproduce.ts";
 import { collectCommand, importRatingsCommand } from "./runs.ts";

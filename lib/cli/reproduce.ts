@@ -21,8 +21,8 @@ import { datasetFacts, type PaperOutputs, writePaperTables } from "../papers/wri
 import type { ComparisonEntry } from "../papers/paper_tables.ts";
 import { sampleCat } from "../irt/sample_cat.ts";
 import { formatEstimate } from "../report/tables.ts";
-import { REPHRASER } from "../ablations/robustness.ts";
-import { OFFLINE_JUDGES, OFFLINE_MODELS } from "../providers/factory.ts";
+import { REPHRASER } from "../robustness/sets.ts";
+import { OFFLINE_JUDGES, OFFLINE_MODELS } from "../benchmarks/stand_ins.ts";
 import { checkNumber, evalOption } from "../pipeline/eval_options.ts";
 import { executeEval } from "../pipeline/run_eval.ts";
 import { type EvalPlan, loadEvalData, planEval } from "../pipeline/plan.ts";

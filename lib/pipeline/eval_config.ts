@@ -2,7 +2,7 @@
  * The settings of one evaluation run, as `deno task eval` flags, `reproduce` and notebooks give them.
  * @module
  */
-import type { RetryPolicy } from "../providers/retry.ts";
+import type { RetryPolicy } from "../providers/transport/retry.ts";
 
 /** Everything `deno task eval` can be told. */
 export interface EvalConfig {

@@ -10,7 +10,7 @@ import type { ChatMessage } from "../core/chat.ts";
 import type { StoredScore } from "../core/records.ts";
 import { type Sample, toConversations } from "../core/sample.ts";
 import type { RunView, ScoreContext, ScoreInput, Scorer, Solver } from "../core/task.ts";
-import { redact } from "../providers/redact.ts";
+import { redact } from "../providers/transport/redact.ts";
 import { StopError } from "../providers/types.ts";
 import type { Progress } from "../report/progress.ts";
 import type { RunStore } from "../store/run_store.ts";

@@ -17,7 +17,8 @@ import {
   parseRobustnessSets,
   type RobustnessOptions,
   robustnessSamples,
-} from "../ablations/robustness.ts";
+  withRobustness,
+} from "../robustness/sets.ts";
 import { type BucketSpec, parseBucketSpec } from "../analysis/buckets.ts";
 import { getTask } from "../benchmarks/registry.ts";
 import type { GenerationParams } from "../core/chat.ts";
@@ -27,7 +28,7 @@ import { hashFile, hashPath, hashValue } from "../core/hash.ts";
 import { type Sample, toConversations } from "../core/sample.ts";
 import type { LoadOptions, RatingSpec, Task } from "../core/task.ts";
 import { readBytes } from "../core/text_file.ts";
-import { DEFAULT_RETRY_POLICY, type RetryPolicy } from "../providers/retry.ts";
+import { DEFAULT_RETRY_POLICY, type RetryPolicy } from "../providers/transport/retry.ts";
 import { findChromium } from "../report/chromium.ts";
 import { type RatingsFile, readRatings } from "../store/import_ratings.ts";
 import type { EvalConfig } from "./eval_config.ts";
@@ -35,7 +36,7 @@ import { checkEvalOptions } from "./eval_options.ts";
 import { parseShard, type Shard, shardCondition, shardSamples } from "./shard.ts";
 import { namedSettings, planRoles, requireEnv, type RoleEndpoints } from "./plan_roles.ts";
 import type { RolePlan } from "./roles.ts";
-import { loadPrices, priceOf, type PriceTable } from "../providers/prices.ts";
+import { loadPrices, priceOf, type PriceTable } from "../providers/accounting/prices.ts";
 
 /** Returns the first conversations of `samples` in file order holding at most `limit` samples (≥ 1 conversation). */
 export function limitSamples(samples: readonly Sample[], limit?: number): Sample[] {
@@ -161,7 +162,7 @@ function runIdentity(
 
 /** The part of a condition a resumed run must match: its solver, its prompts and its perturbation. */
 export function conditionIdentity(condition: Condition, task: Task, robustness?: RobustnessOptions) {
-  const solver = conditionSolver(condition, task, robustness);
+  const solver = withRobustness(conditionSolver(condition, task), robustness);
   return {
     kind: condition.kind,
     perturb: condition.perturb ?? null,
@@ -316,7 +317,7 @@ export async function planEval(config: EvalConfig, data?: EvalData): Promise<Eva
     ...(config.maxTokens !== undefined ? { maxTokens: config.maxTokens } : {}),
     ...(config.seed !== undefined ? { seed: config.seed } : {}),
   };
-  const solvers = conditions.map((c) => conditionSolver(c, task, robustness));
+  const solvers = conditions.map((c) => withRobustness(conditionSolver(c, task), robustness));
   const applied = shard ? whole.map((c) => ({ ...c, applied: shardCondition(c.applied, samples) })) : whole;
   const { plans: roles, judges, endpoints } = planRoles(config, task, solvers, allSamples, generation);
   const needed = new Set(solvers.flatMap((solver) => solver.auxiliary ?? []));

@@ -10,14 +10,9 @@ import type { GenerationParams } from "../core/chat.ts";
 import { ConfigError } from "../core/errors.ts";
 import type { Sample } from "../core/sample.ts";
 import type { Solver, Task } from "../core/task.ts";
-import {
-  createProvider,
-  OFFLINE_JUDGES,
-  OFFLINE_ROLES,
-  providerAddresses,
-  type ProviderSettings,
-} from "../providers/factory.ts";
-import { batchRoleProviders } from "../providers/batch.ts";
+import { OFFLINE_JUDGES, OFFLINE_ROLES, STAND_INS } from "../benchmarks/stand_ins.ts";
+import { createProvider, providerAddresses, type ProviderSettings } from "../providers/factory.ts";
+import { batchRoleProviders } from "../providers/batch/batch.ts";
 import type { ChatProvider } from "../providers/types.ts";
 import type { RolePlan } from "./roles.ts";
 import type { EvalConfig } from "./eval_config.ts";
@@ -150,7 +145,7 @@ function provide(
   settings: ProviderSettings,
   corpus?: readonly Sample[],
 ): ChatProvider {
-  const provider = createProvider(settings, corpus);
+  const provider = createProvider({ ...settings, standIns: STAND_INS }, corpus);
   if (!provider.offline) {
     endpoints[role] = [...new Set([...(endpoints[role] ?? []), ...providerAddresses(settings)])];
   }

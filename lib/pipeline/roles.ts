@@ -8,10 +8,10 @@ import { GENERATION_KEYS, type GenerationParams } from "../core/chat.ts";
 import type { Sample } from "../core/sample.ts";
 import type { RoleMember, RoleRequest, ScoreContext, SolveContext } from "../core/task.ts";
 import { Caller, type CallerHooks, type CallerStats } from "../providers/caller.ts";
-import type { RetryPolicy } from "../providers/retry.ts";
+import type { RetryPolicy } from "../providers/transport/retry.ts";
 import type { ChatProvider, ChatRequest } from "../providers/types.ts";
 import type { Progress } from "../report/progress.ts";
-import type { Budget } from "../providers/spend.ts";
+import type { Budget } from "../providers/accounting/spend.ts";
 import type { StoredCall } from "../core/records.ts";
 import type { RunStore } from "../store/run_store.ts";
 

@@ -11,7 +11,7 @@ import type { Sample } from "../core/sample.ts";
 import { isJudgeScorer } from "../judges/judge_scorer.ts";
 import { juryReport } from "../judges/jury.ts";
 import type { CallerStats } from "../providers/caller.ts";
-import { attachBatchProviders } from "../providers/batch.ts";
+import { attachBatchProviders } from "../providers/batch/batch.ts";
 import { Progress } from "../report/progress.ts";
 import { evaluate, progressUnits, readRunView } from "./evaluate.ts";
 import { openRunStore } from "./open_store.ts";
@@ -19,8 +19,9 @@ import { type EvalPlan, planEval } from "./plan.ts";
 import { type EvalConfig } from "./eval_config.ts";
 import { Roles } from "./roles.ts";
 import { conditionNote, conditionSolver } from "../ablations/condition.ts";
+import { withRobustness } from "../robustness/sets.ts";
 import type { RunStore } from "../store/run_store.ts";
-import { Budget, usageRows } from "../providers/spend.ts";
+import { Budget, usageRows } from "../providers/accounting/spend.ts";
 import { shardNote } from "./shard.ts";
 import {
   addCauses,
@@ -181,7 +182,7 @@ export async function executeEval(plan: EvalPlan): Promise<EvalResult> {
       }
       const outcome = await evaluate({
         samples: applied.samples,
-        solver: conditionSolver(condition, task, plan.robustness),
+        solver: withRobustness(conditionSolver(condition, task), plan.robustness),
         scorers: task.scorers,
         roles,
         judgeRuns,

@@ -7,7 +7,7 @@
  * @module
  */
 import type { AppliedCondition } from "../ablations/condition.ts";
-import { variantOf } from "../ablations/robustness.ts";
+import { variantOf } from "../robustness/sets.ts";
 import { ConfigError } from "../core/errors.ts";
 import { sha256Hex } from "../core/hash.ts";
 import type { Sample } from "../core/sample.ts";

@@ -9,9 +9,9 @@ import { hashValue } from "../core/hash.ts";
 import type { StoredCall } from "../core/records.ts";
 import type { Progress } from "../report/progress.ts";
 import type { RunStore } from "../store/run_store.ts";
-import { Limiter } from "./limiter.ts";
-import { redact } from "./redact.ts";
-import { DEFAULT_RETRY_POLICY, type RetryPolicy, withRetry } from "./retry.ts";
+import { Limiter } from "./flow/limiter.ts";
+import { redact } from "./transport/redact.ts";
+import { DEFAULT_RETRY_POLICY, type RetryPolicy, withRetry } from "./transport/retry.ts";
 import { type ChatProvider, type ChatRequest, ProviderError, StopError } from "./types.ts";
 
 /** The result of a call: the stored call and whether it came from the store. */

@@ -6,47 +6,22 @@
  */
 import { ConfigError } from "../core/errors.ts";
 import type { Sample } from "../core/sample.ts";
-import { EchoProvider, IdentityTranslatorProvider, ReferenceProvider, RetrievalProvider } from "./offline.ts";
-import { EmbeddingEndpointPool, EndpointPool, type PoolEndpointConfig } from "./endpoint_pool.ts";
-import { endpointName } from "./openai.ts";
-import { OverlapJudgeProvider } from "./overlap_judge.ts";
-import { KeywordRubricJudgeProvider } from "./keyword_rubric_judge.ts";
-import { OfflineRephraserProvider } from "./offline_rephraser.ts";
-import { RubricJudgeProvider } from "./rubric_judge.ts";
+import { EmbeddingEndpointPool, EndpointPool, type PoolEndpointConfig } from "./flow/endpoint_pool.ts";
+import { GENERIC_STAND_INS, type OfflineStandIns, standInsFor } from "./offline/stand_in.ts";
+import { endpointName } from "./transport/openai.ts";
 import type { ChatProvider } from "./types.ts";
 
 /** Offline model names and what they are. */
-export const OFFLINE_MODELS: Record<string, string> = {
-  "offline:reference": "answers with the question's own reference answer (ceiling / judge sanity check)",
-  "offline:retrieval": "answers with the BM25-nearest reference answer of another question (floor)",
-  "offline:echo": "answers with the question itself (floor for data without reference answers)",
-};
+export const OFFLINE_MODELS: Record<string, string> = standInsFor(GENERIC_STAND_INS, "model");
 
-/** Offline judge names and what they are (accepted for judge roles whose scorers can read them). */
-export const OFFLINE_JUDGES: Record<string, string> = {
-  "offline:overlap": "lexical bigram F1 against the reference mapped onto 1-5 (smoke test, not an LLM judge)",
-  "offline:medjudge":
-    "word overlap with the expert answer mapped onto the MedJudge rubric (smoke test, not an LLM judge)",
-  "offline:rubric":
-    "surface rules on the answer scoring rubric indicators, MedGPTEval (smoke test, not an LLM judge)",
-};
+/**
+ * Generic offline judge names and what they are (accepted for judge roles whose scorers can read them);
+ * benchmarks register their own beside them (see `lib/benchmarks/stand_ins.ts`).
+ */
+export const OFFLINE_JUDGES: Record<string, string> = standInsFor(GENERIC_STAND_INS, "judge");
 
 /** Offline translator names and what they are. */
-export const OFFLINE_TRANSLATORS: Record<string, string> = {
-  "offline:identity": "returns the text untranslated (runs the pivot pipeline; translates nothing)",
-};
-
-/** Offline rephraser names and what they are (the `rephraser` role of robustness sets A and B). */
-export const OFFLINE_REPHRASERS: Record<string, string> = {
-  "offline:rephraser":
-    "frames the question with fixed greetings (A) or swaps its last clause for another question (B)",
-};
-
-/** Offline stand-ins of the roles beyond model and judge, by role. */
-export const OFFLINE_ROLES: Readonly<Record<string, Record<string, string>>> = {
-  translator: OFFLINE_TRANSLATORS,
-  rephraser: OFFLINE_REPHRASERS,
-};
+export const OFFLINE_TRANSLATORS: Record<string, string> = standInsFor(GENERIC_STAND_INS, "translator");
 
 /** Settings of one provider. */
 export interface ProviderSettings {
@@ -75,6 +50,8 @@ export interface ProviderSettings {
   who?: string;
   /** Offline stand-ins accepted for this role (default: the offline models under test). */
   offline?: Record<string, string>;
+  /** Stand-ins registered beyond the generic ones (benchmark-specific), by `offline:*` name. */
+  standIns?: OfflineStandIns;
   /** `true` for an embeddings endpoint (`/embeddings`) rather than chat. */
   embeddings?: boolean;
 }
@@ -151,14 +128,11 @@ export function createProvider(settings: ProviderSettings, corpus: readonly Samp
         }`,
       );
     }
-    if (settings.model === "offline:reference") return new ReferenceProvider();
-    if (settings.model === "offline:retrieval") return new RetrievalProvider(corpus);
-    if (settings.model === "offline:echo") return new EchoProvider();
-    if (settings.model === "offline:overlap") return new OverlapJudgeProvider();
-    if (settings.model === "offline:medjudge") return new RubricJudgeProvider();
-    if (settings.model === "offline:rubric") return new KeywordRubricJudgeProvider();
-    if (settings.model === "offline:identity") return new IdentityTranslatorProvider();
-    if (settings.model === "offline:rephraser") return new OfflineRephraserProvider();
+    const standIn = settings.standIns?.[settings.model] ?? GENERIC_STAND_INS[settings.model];
+    if (!standIn) {
+      throw new ConfigError(`${settings.model}: no offline stand-in is registered under this name`);
+    }
+    return standIn.create(corpus);
   }
   const who = settings.who ?? `model "${settings.model}"`;
   const urlFlag = settings.baseUrlFlag ?? "--base-url";

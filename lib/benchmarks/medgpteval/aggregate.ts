@@ -14,8 +14,8 @@ import {
   type Summary,
   summaryLabels,
 } from "../../core/summary.ts";
-import { variantOf } from "../../ablations/robustness.ts";
-import { classValues, RATE_METRICS, robustnessRates } from "../../ablations/robustness_rates.ts";
+import { variantOf } from "../../robustness/sets.ts";
+import { classValues, RATE_METRICS, robustnessRates } from "../../robustness/rates.ts";
 import { alphaWithCi } from "../../stats/agreement.ts";
 import type { RunView } from "../../core/task.ts";
 import { judgedValue } from "../../judges/jury.ts";

@@ -4,10 +4,10 @@
  * (R1, R2, R3 per data set and model, as the paper's Table 5 reads).
  * @module
  */
-import { ROBUSTNESS_SETS, SET_FIELD } from "../../ablations/robustness.ts";
+import { ROBUSTNESS_SETS, SET_FIELD } from "../../robustness/sets.ts";
 import type { FigureSpec } from "../../core/report_spec.ts";
 import { type Summary, summaryName } from "../../core/summary.ts";
-import { CLASS_LABELS, CONSISTENCY_CLASSES } from "../../judges/consistency.ts";
+import { CLASS_LABELS, CONSISTENCY_CLASSES } from "../../robustness/consistency.ts";
 import { PALETTE, paperLayout } from "../../report/figures.ts";
 import { ASPECT_LABELS } from "./prompts.ts";
 import { aspectMax, ASPECTS, ASPECTS_OF } from "./rubric.ts";

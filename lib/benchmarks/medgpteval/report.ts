@@ -10,11 +10,11 @@ import {
   ROBUSTNESS_SETS,
   type RobustnessCategory,
   SET_FIELD,
-} from "../../ablations/robustness.ts";
-import { RATE_METRICS, ROBUSTNESS_NOTE } from "../../ablations/robustness_rates.ts";
+} from "../../robustness/sets.ts";
+import { RATE_METRICS, ROBUSTNESS_NOTE } from "../../robustness/rates.ts";
 import type { Cell, Table } from "../../core/report_spec.ts";
 import type { Estimate } from "../../core/summary.ts";
-import { CLASS_LABELS, CONSISTENCY_CLASSES } from "../../judges/consistency.ts";
+import { CLASS_LABELS, CONSISTENCY_CLASSES } from "../../robustness/consistency.ts";
 import { type Summary, summaryName } from "../../core/summary.ts";
 import { comparisonNotes, formatEstimate } from "../../report/tables.ts";
 import { EXPERT_PREFIX, MEDICAL_UNVETOED, RUBRIC_NOTES, TOTAL_UNVETOED } from "./aggregate.ts";

@@ -6,8 +6,8 @@
  * @module
  */
 import { z } from "zod";
-import { variantOf } from "../../ablations/robustness.ts";
-import { consistencyScorer } from "../../judges/consistency.ts";
+import { variantOf } from "../../robustness/sets.ts";
+import { consistencyScorer } from "../../robustness/consistency.ts";
 import { judgeScorer } from "../../judges/judge_scorer.ts";
 import { itemOf } from "./load.ts";
 import { buildAspectMessages, TEMPLATES } from "./prompts.ts";

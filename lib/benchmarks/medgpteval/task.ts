@@ -7,7 +7,7 @@
  */
 import { CHAR_KINDS } from "../../ablations/perturb.ts";
 import type { Task } from "../../core/task.ts";
-import { REPHRASER } from "../../ablations/robustness.ts";
+import { REPHRASER } from "../../robustness/sets.ts";
 import { JUDGE_FLAGS } from "../../judges/judge_scorer.ts";
 import { chatSolver } from "../../solvers/chat.ts";
 import { aggregateMedGptEval, GROUP_FIELDS, medGptEvalRows } from "./aggregate.ts";

@@ -16,8 +16,8 @@ import type { Sample } from "../../core/sample.ts";
 import { codeVersion } from "../../core/version.ts";
 import { Caller } from "../../providers/caller.ts";
 import { createProvider } from "../../providers/factory.ts";
-import { redact } from "../../providers/redact.ts";
-import type { RetryPolicy } from "../../providers/retry.ts";
+import { redact } from "../../providers/transport/redact.ts";
+import type { RetryPolicy } from "../../providers/transport/retry.ts";
 import { Progress } from "../../report/progress.ts";
 import { RunStore } from "../../store/run_store.ts";
 

@@ -7,7 +7,7 @@
  * than needed, and its refill sent at once.
  * @module
  */
-import type { RateLimitDimension } from "./rate_limits.ts";
+import type { RateLimitDimension } from "../transport/rate_limits.ts";
 
 /** Reset assumed when a server reports an allowance in use but no reset time: a minute. */
 const DEFAULT_RESET_MS = 60_000;

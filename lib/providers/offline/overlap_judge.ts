@@ -4,10 +4,10 @@
  * produces is labelled offline. Its use is a smoke test of the pipeline and a floor/ceiling sanity check.
  * @module
  */
-import { clippedOverlap } from "../metrics/rouge.ts";
+import { clippedOverlap } from "../../metrics/rouge.ts";
 import { OfflineProvider } from "./offline_provider.ts";
-import type { ChatRequest, ChatResponse } from "./types.ts";
-import { charNgrams } from "../text/tokenize.ts";
+import type { ChatRequest, ChatResponse } from "../types.ts";
+import { charNgrams } from "../../text/tokenize.ts";
 
 /** Returns the F1 (0–1) of the character-bigram multisets of `a` and `b` (0 when either is empty). */
 export function bigramF1(a: string, b: string): number {

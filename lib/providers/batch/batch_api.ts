@@ -8,7 +8,7 @@
  */
 import OpenAI, { toFile } from "openai";
 import { CHAT_ENDPOINT } from "./batch_jsonl.ts";
-import { classifyError } from "./openai.ts";
+import { classifyError } from "../transport/openai.ts";
 
 /** The metadata key carrying the submission id of a batch. */
 export const SUBMISSION_METADATA_KEY = "medeval_submission";

@@ -3,8 +3,8 @@
  * from the request (the sample and the answer ride along with it and are never sent anywhere).
  * @module
  */
-import type { Sample } from "../core/sample.ts";
-import { type ChatProvider, type ChatRequest, type ChatResponse, ProviderError } from "./types.ts";
+import type { Sample } from "../../core/sample.ts";
+import { type ChatProvider, type ChatRequest, type ChatResponse, ProviderError } from "../types.ts";
 
 /** Base of the offline stand-ins: a subclass names itself and says how it answers one request. */
 export abstract class OfflineProvider implements ChatProvider {

@@ -3,9 +3,9 @@
  * `--max-cost` and `--max-tokens-total` put on it, and the accounting rows of a summary.
  * @module
  */
-import type { StoredCall } from "../core/records.ts";
-import type { UsageRow } from "../core/summary.ts";
-import type { UsageTotal } from "../store/run_store.ts";
+import type { StoredCall } from "../../core/records.ts";
+import type { UsageRow } from "../../core/summary.ts";
+import type { UsageTotal } from "../../store/run_store.ts";
 import { costOf, priceOf, type PriceTable } from "./prices.ts";
 
 /** Limits on what a run may spend in total (over all its sessions). */

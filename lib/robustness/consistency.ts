@@ -8,9 +8,16 @@
  */
 import { z } from "zod";
 import type { ChatMessage } from "../core/chat.ts";
-import { variantDetail, variantOf } from "../ablations/robustness.ts";
-import { CONSISTENCY_SECTIONS } from "../providers/offline_consistency.ts";
-import { judgeScorer } from "./judge_scorer.ts";
+import { variantDetail, variantOf } from "./sets.ts";
+import { judgeScorer } from "../judges/judge_scorer.ts";
+
+/** The section headers of a consistency judge's message, in order. */
+export const CONSISTENCY_SECTIONS = {
+  original: "### Original question",
+  cleanAnswer: "### Answer to the original question",
+  rewritten: "### Rewritten question",
+  answer: "### Answer to the rewritten question",
+} as const;
 
 /** The classes, best first. */
 export const CONSISTENCY_CLASSES = ["R1", "R2", "R3"] as const;

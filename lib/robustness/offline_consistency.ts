@@ -6,15 +6,8 @@
  * whose clean answer is not empty is R3, anything else R2. It knows no medicine: a smoke test, labelled offline.
  * @module
  */
-import { bigramF1 } from "./overlap_judge.ts";
-
-/** The section headers of a consistency judge's message, in order. */
-export const CONSISTENCY_SECTIONS = {
-  original: "### Original question",
-  cleanAnswer: "### Answer to the original question",
-  rewritten: "### Rewritten question",
-  answer: "### Answer to the rewritten question",
-} as const;
+import { bigramF1 } from "../providers/offline/overlap_judge.ts";
+import { CONSISTENCY_SECTIONS } from "./consistency.ts";
 
 /** Overlap at or above which the stand-in calls two answers the same (R1). */
 export const SAME_MEANING_OVERLAP = 0.8;

@@ -17,7 +17,7 @@ import type { RoleReply, SolveContext, Solver } from "../core/task.ts";
 import { jsonObjectIn } from "../judges/reply_json.ts";
 import { forSample } from "../solvers/context.ts";
 import { afterReasoning } from "../text/reasoning.ts";
-import { type InputErrorKind, inputErrorVariants } from "./input_errors.ts";
+import { type InputErrorKind, inputErrorVariants } from "../ablations/input_errors.ts";
 
 /** How a set's variants are made. */
 export type RobustnessMethod = "rephrase-same" | "rephrase-changed" | InputErrorKind;
@@ -294,6 +294,18 @@ export function robustnessSolver(inner: Solver, options: RobustnessSolverOptions
       };
     },
   };
+}
+
+/**
+ * Returns `solver` as a run with robustness sets uses it: wrapped by {@linkcode robustnessSolver} when
+ * `robustness` is given (calling the rephraser when any set is rephrased), else unchanged.
+ */
+export function withRobustness(solver: Solver, robustness?: RobustnessOptions): Solver {
+  if (!robustness) return solver;
+  return robustnessSolver(solver, {
+    variants: robustness.variants,
+    rephrased: robustness.sets.some((id) => robustnessSet(id).method.startsWith("rephrase")),
+  });
 }
 
 /** What the solver recorded for a variant's answer (`detail.robustness`). */

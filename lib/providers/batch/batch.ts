@@ -12,9 +12,9 @@
  * Answers go back through the caller into the run store, with `endpoint` `batch:<id>`.
  * @module
  */
-import { ConfigError } from "../core/errors.ts";
-import { BatchLedger, type LineOutcome, type SubmissionStatus } from "../store/batch_ledger.ts";
-import type { RunStore } from "../store/run_store.ts";
+import { ConfigError } from "../../core/errors.ts";
+import { BatchLedger, type LineOutcome, type SubmissionStatus } from "../../store/batch_ledger.ts";
+import type { RunStore } from "../../store/run_store.ts";
 import { type BatchApi, type BatchState, FINAL_BATCH_STATUSES, OpenAIBatchApi } from "./batch_api.ts";
 import {
   type BatchFileLimits,
@@ -27,15 +27,15 @@ import {
   OPENAI_BATCH_LIMITS,
   parseBatchResults,
 } from "./batch_jsonl.ts";
-import { classifyError } from "./openai.ts";
-import { redact } from "./redact.ts";
+import { classifyError } from "../transport/openai.ts";
+import { redact } from "../transport/redact.ts";
 import {
   type CallOptions,
   type ChatProvider,
   type ChatRequest,
   type ChatResponse,
   ProviderError,
-} from "./types.ts";
+} from "../types.ts";
 
 /**
  * The concurrency a batch provider declares: every request of a round must reach the queue at once, so the

@@ -7,10 +7,10 @@
 import type { StoredScore } from "../core/records.ts";
 import type { Estimate, SampleRow } from "../core/summary.ts";
 import type { JudgeScorerSpec } from "../judges/judge_scorer.ts";
-import { CONSISTENCY_CLASSES, CONSISTENCY_SCORER } from "../judges/consistency.ts";
+import { CONSISTENCY_CLASSES, CONSISTENCY_SCORER } from "./consistency.ts";
 import { judgedValue } from "../judges/jury.ts";
 import { clusteredRate } from "../stats/clustered.ts";
-import { CATEGORY_FIELD, ROBUSTNESS_CATEGORIES, ROBUSTNESS_SETS, SET_FIELD } from "./robustness.ts";
+import { CATEGORY_FIELD, ROBUSTNESS_CATEGORIES, ROBUSTNESS_SETS, SET_FIELD } from "./sets.ts";
 
 /** The rate metrics: shares of R1, R2 and R3. */
 export const RATE_METRICS = ["r1", "r2", "r3"] as const;

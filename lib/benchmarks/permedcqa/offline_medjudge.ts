@@ -5,10 +5,11 @@
  * is labelled offline. Its use is a smoke test of the rubric pipeline (parsing, distributions, tables).
  * @module
  */
-import { normalizePersian } from "../text/persian.ts";
-import { wordTokens } from "../text/tokenize.ts";
-import { OfflineProvider } from "./offline_provider.ts";
-import type { ChatRequest, ChatResponse } from "./types.ts";
+import { normalizePersian } from "../../text/persian.ts";
+import { wordTokens } from "../../text/tokenize.ts";
+import { OfflineProvider } from "../../providers/offline/offline_provider.ts";
+import type { OfflineStandIn } from "../../providers/offline/stand_in.ts";
+import type { ChatRequest, ChatResponse } from "../../providers/types.ts";
 
 /** Word recall (share of the expert's distinct words the answer has) and precision (the reverse). */
 export interface WordOverlap {
@@ -86,3 +87,11 @@ export class RubricJudgeProvider extends OfflineProvider {
     };
   }
 }
+
+/** `offline:medjudge`, registered for the judge role (PerMedCQA's MedJudge). */
+export const MEDJUDGE_STAND_IN: OfflineStandIn = {
+  role: "judge",
+  description:
+    "word overlap with the expert answer mapped onto the MedJudge rubric (smoke test, not an LLM judge)",
+  create: () => new RubricJudgeProvider(),
+};

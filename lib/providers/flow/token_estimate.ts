@@ -4,7 +4,7 @@
  * arrives. Other servers' tokenizers differ; the estimate only paces requests.
  * @module
  */
-import type { ChatMessage } from "../core/chat.ts";
+import type { ChatMessage } from "../../core/chat.ts";
 
 /** Counts the tokens of a text. */
 export type TokenCounter = (text: string) => number;

@@ -8,10 +8,11 @@
  * It also answers MedGPTEval's robustness consistency prompts ({@linkcode offlineConsistencyReply}).
  * @module
  */
-import { charNgrams } from "../text/tokenize.ts";
-import { offlineConsistencyReply } from "./offline_consistency.ts";
-import { OfflineProvider } from "./offline_provider.ts";
-import { type ChatRequest, type ChatResponse, ProviderError } from "./types.ts";
+import { charNgrams } from "../../text/tokenize.ts";
+import { offlineConsistencyReply } from "../../robustness/offline_consistency.ts";
+import { OfflineProvider } from "../../providers/offline/offline_provider.ts";
+import type { OfflineStandIn } from "../../providers/offline/stand_in.ts";
+import { type ChatRequest, type ChatResponse, ProviderError } from "../../providers/types.ts";
 
 /** Friendly social expressions counted for social decorum. */
 export const DECORUM_KEYWORDS = [
@@ -117,3 +118,11 @@ export class KeywordRubricJudgeProvider extends OfflineProvider {
     };
   }
 }
+
+/** `offline:rubric`, registered for the judge role (MedGPTEval's aspect judges and its consistency judge). */
+export const RUBRIC_STAND_IN: OfflineStandIn = {
+  role: "judge",
+  description:
+    "surface rules on the answer scoring rubric indicators, MedGPTEval (smoke test, not an LLM judge)",
+  create: () => new KeywordRubricJudgeProvider(),
+};

@@ -11,7 +11,7 @@ import {
   type ChatRequest,
   type ChatResponse,
   ProviderError,
-} from "./types.ts";
+} from "../types.ts";
 
 /** Settings of an OpenAI-compatible endpoint. */
 export interface OpenAIProviderConfig {

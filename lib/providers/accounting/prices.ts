@@ -5,11 +5,11 @@
  * @module
  */
 import { z } from "zod";
-import type { TokenUsage } from "../core/chat.ts";
-import { projectPath } from "../core/fs.ts";
-import { InputError } from "../core/errors.ts";
-import { readTextStrict } from "../core/text_file.ts";
-import { parseRecord } from "../core/validate.ts";
+import type { TokenUsage } from "../../core/chat.ts";
+import { projectPath } from "../../core/fs.ts";
+import { InputError } from "../../core/errors.ts";
+import { readTextStrict } from "../../core/text_file.ts";
+import { parseRecord } from "../../core/validate.ts";
 
 /** The price of one model, in the table's currency per `per_tokens` tokens. */
 export interface ModelPrice {

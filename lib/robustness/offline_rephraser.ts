@@ -7,8 +7,10 @@
  * sample (a robustness variant). Deterministic and labelled offline: it exercises the pipeline, nothing more.
  * @module
  */
-import { OfflineProvider } from "./offline_provider.ts";
-import { type ChatRequest, type ChatResponse, ProviderError } from "./types.ts";
+import { OfflineProvider } from "../providers/offline/offline_provider.ts";
+import type { OfflineStandIn } from "../providers/offline/stand_in.ts";
+import { REPHRASER } from "./sets.ts";
+import { type ChatRequest, type ChatResponse, ProviderError } from "../providers/types.ts";
 
 /** Greetings put before the question. */
 const OPENINGS = [
@@ -88,3 +90,11 @@ export class OfflineRephraserProvider extends OfflineProvider {
     };
   }
 }
+
+/** `offline:rephraser`, registered for the `rephraser` role of robustness sets A and B. */
+export const REPHRASER_STAND_IN: OfflineStandIn = {
+  role: REPHRASER,
+  description:
+    "frames the question with fixed greetings (A) or swaps its last clause for another question (B)",
+  create: () => new OfflineRephraserProvider(),
+};

@@ -23,7 +23,7 @@ import {
   OpenAIEmbeddingProvider,
   OpenAIProvider,
   type OpenAIProviderConfig,
-} from "./openai.ts";
+} from "../transport/openai.ts";
 import { estimateChatTokens, loadTokenCounter, type TokenCounter } from "./token_estimate.ts";
 import {
   type CallOptions,
@@ -31,7 +31,7 @@ import {
   type ChatRequest,
   type ChatResponse,
   ProviderError,
-} from "./types.ts";
+} from "../types.ts";
 
 /** One endpoint of a pool: a base URL and the key it is called with. */
 export interface PoolEndpointConfig {

@@ -5,7 +5,7 @@
  * @module
  */
 import { z } from "zod";
-import type { ChatRequest, ChatResponse } from "./types.ts";
+import type { ChatRequest, ChatResponse } from "../types.ts";
 
 /** The limits of one batch input file. */
 export interface BatchFileLimits {

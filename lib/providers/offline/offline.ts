@@ -6,10 +6,10 @@
 import BM25Vectorizer from "wink-nlp/utilities/bm25-vectorizer.js";
 import its from "wink-nlp/src/its.js";
 import similarity from "wink-nlp/utilities/similarity.js";
-import type { Sample } from "../core/sample.ts";
-import { wordTokens } from "../text/tokenize.ts";
+import type { Sample } from "../../core/sample.ts";
+import { wordTokens } from "../../text/tokenize.ts";
 import { OfflineProvider } from "./offline_provider.ts";
-import type { ChatRequest, ChatResponse } from "./types.ts";
+import type { ChatRequest, ChatResponse } from "../types.ts";
 
 /** Answers every question with its own reference answer: a ceiling that checks the judging pipeline. */
 export class ReferenceProvider extends OfflineProvider {

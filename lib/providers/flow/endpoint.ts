@@ -6,11 +6,11 @@
  */
 import { AimdWindow } from "./adaptive_concurrency.ts";
 import { EndpointHealth, type HealthPolicy } from "./endpoint_health.ts";
-import type { EndpointCallOptions } from "./openai.ts";
+import type { EndpointCallOptions } from "../transport/openai.ts";
 import { SlidingWindowCap } from "./rate_caps.ts";
 import { IN_TRANSIT_MS, LearnedBudget } from "./learned_budget.ts";
-import { readRateLimitHeaders } from "./rate_limits.ts";
-import { type ChatProvider, type ChatRequest, type ChatResponse, ProviderError } from "./types.ts";
+import { readRateLimitHeaders } from "../transport/rate_limits.ts";
+import { type ChatProvider, type ChatRequest, type ChatResponse, ProviderError } from "../types.ts";
 
 /** What an endpoint sends through: an OpenAI-compatible provider that reports each answer's headers. */
 export interface EndpointProvider extends ChatProvider {

@@ -2,7 +2,7 @@
  * Bounded retries with exponential backoff and jitter that honour the server's `Retry-After`.
  * @module
  */
-import { ProviderError } from "./types.ts";
+import { ProviderError } from "../types.ts";
 
 /** Retry policy. */
 export interface RetryPolicy {
