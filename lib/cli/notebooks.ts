@@ -9,12 +9,13 @@
  * shows a finished run.
  * @module
  */
+import { readTextStrict } from "../core/text_file.ts";
 import { ConfigError } from "../core/errors.ts";
 import { projectPath } from "../core/fs.ts";
 import { type CommandSpec, commandUsage, parseCommand } from "./args.ts";
 
 /** The command line of `deno task notebooks`. */
-const NOTEBOOKS_COMMAND = {
+export const NOTEBOOKS_SPEC = {
   command: "deno task notebooks",
   positionals: "[NOTEBOOK.ipynb...]",
   description:
@@ -126,7 +127,7 @@ export function outputProblems(notebook: NotebookJson): string[] {
 
 /** Reads a notebook file as JSON. */
 async function readNotebook(path: string): Promise<NotebookJson> {
-  return JSON.parse(await Deno.readTextFile(path)) as NotebookJson;
+  return JSON.parse(await readTextStrict(path)) as NotebookJson;
 }
 
 /** Executes one notebook into `outputDir`; returns its problems (empty when it ran cleanly). */
@@ -193,9 +194,9 @@ function notebooksIn(dir: string): string[] {
 
 /** Runs `deno task notebooks` with `args`; returns the exit code (2 for a bad argument). */
 async function main(args: string[]): Promise<number> {
-  const { values, positionals, help } = parseCommand(NOTEBOOKS_COMMAND, args);
+  const { values, positionals, help } = parseCommand(NOTEBOOKS_SPEC, args);
   if (help) {
-    console.log(commandUsage(NOTEBOOKS_COMMAND));
+    console.log(commandUsage(NOTEBOOKS_SPEC));
     return 0;
   }
   const notFound = positionals.find((p) => !p.endsWith(".ipynb") || !isFile(p));

@@ -7,6 +7,7 @@
  * yet answered and fully scored counts for no rate), so a notebook shows what `deno task eval` wrote.
  * @module
  */
+import { readTextStrict } from "../core/text_file.ts";
 import { applyCondition, baselineCondition, type Condition, parseAblation } from "../ablations/condition.ts";
 import { type BucketSpec, parseBucketSpec } from "../analysis/buckets.ts";
 import { getTask } from "../benchmarks/registry.ts";
@@ -128,7 +129,7 @@ async function readSummaries(dir: string): Promise<Summary[]> {
     if (!(await pathExists(path))) continue;
     let json: unknown;
     try {
-      json = JSON.parse(await Deno.readTextFile(path));
+      json = JSON.parse(await readTextStrict(path));
     } catch (err) {
       throw new InputError({ file: path }, `not valid JSON (${(err as Error).message})`);
     }
