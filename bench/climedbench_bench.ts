@@ -4,7 +4,7 @@
  * reply style, each timed over 33,735 items; and one perturbation. `parsing_bench.ts` times extraction over
  * the written corpora's many reply styles.
  */
-import { extractChoice } from "../lib/metrics/choice.ts";
+import { extractChoice } from "../lib/metrics/choice/extract.ts";
 import { rouge1 } from "../lib/metrics/rouge.ts";
 import { extractOrder, orderTau } from "../lib/metrics/sequence.ts";
 import { perturbText } from "../lib/ablations/perturb.ts";

@@ -3,7 +3,7 @@
  * score reader over the judge-reply corpus, each repeated to about 33,000 replies (CliMedBench's size).
  */
 import { parseJudgeReply } from "../lib/judges/parse_score.ts";
-import { extractChoice } from "../lib/metrics/choice.ts";
+import { extractChoice } from "../lib/metrics/choice/extract.ts";
 import { readCorpus } from "../tests/corpus.ts";
 
 const choices = await readCorpus<{ reply: string; labels?: string; options?: Record<string, string> }>(

@@ -3,7 +3,7 @@
  * read whole, and no hedged, open or withdrawn list is read as a confident answer.
  */
 import { assertEquals } from "@std/assert";
-import { extractChoice } from "../lib/metrics/choice.ts";
+import { extractChoice } from "../lib/metrics/choice/extract.ts";
 
 const read = (reply: string) => extractChoice(reply).letters?.join("") ?? null;
 

@@ -2,92 +2,32 @@ import { assert, assertAlmostEquals, assertEquals, assertThrows } from "@std/ass
 import { perturbSample, perturbText } from "../lib/ablations/perturb.ts";
 import { parseAblation } from "../lib/ablations/condition.ts";
 import { loadClimedBench } from "../lib/benchmarks/climedbench/load.ts";
+import { climedScorer } from "../lib/benchmarks/climedbench/scorer.ts";
+import { type Sample, SampleSchema } from "../lib/core/sample.ts";
+import type { ScoreContext } from "../lib/core/task.ts";
 import { ConfigError, InputError } from "../lib/core/errors.ts";
-import { choiceCorrect, extractChoice, normalizeForMatch } from "../lib/metrics/choice.ts";
+import { normalizeForMatch } from "../lib/metrics/choice/extract.ts";
 import { rouge1, rougeTokens } from "../lib/metrics/rouge.ts";
 import { extractOrder, orderTau, predictedRanks } from "../lib/metrics/sequence.ts";
 import { kendallTauB } from "../lib/stats/rank.ts";
 import { CharTfidf, cosine } from "../lib/metrics/similarity.ts";
 import { mcnemarExact, pairedDifference } from "../lib/stats/compare.ts";
-import { readCorpus } from "./corpus.ts";
 
 const SAMPLE = new URL("../data/climedbench/sample.jsonl", import.meta.url).pathname;
 
-interface CorpusReply {
-  reply: string;
-  expected: string | null;
-  labels?: string;
-  options?: Record<string, string>;
-  note?: string;
-}
-
-Deno.test("choice extractor: every reply of the written corpora (>= 450) gives the expected reading", async () => {
-  // Replies written for the project (tests/fixtures/climedbench/choice_replies*.jsonl), each with the reading a
-  // careful grader records (`null` = not extractable).
-  const corpus = await readCorpus<CorpusReply>("climedbench", "choice_replies");
-  assert(corpus.length >= 450, `corpus has ${corpus.length} replies`);
-  assertEquals(new Set(corpus.map((c) => c.reply)).size, corpus.length, "a reply is listed twice");
-  const wrong: string[] = [];
-  const reasons = new Map<string, number>();
-  let failures = 0;
-  for (const item of corpus) {
-    const got = extractChoice(item.reply, item.labels ? [...item.labels] : undefined, item.options ?? {});
-    if (got.letters === null) failures++;
-    const text = got.letters ? got.letters.join("") : null;
-    if (text !== item.expected) wrong.push(`${JSON.stringify(item.reply)} → ${text} (want ${item.expected})`);
-    // A reply that is not extractable says why (reported per reason); one that is says nothing of a failure.
-    if ((got.letters === null) !== (got.failure !== undefined)) {
-      wrong.push(`${JSON.stringify(item.reply)} → letters ${got.letters}, failure ${got.failure}`);
-    }
-    if (got.failure) reasons.set(got.failure, (reasons.get(got.failure) ?? 0) + 1);
-  }
-  assertEquals(wrong, []);
-  // The corpus exercises every reason a reply cannot be read.
-  assertEquals([...reasons.keys()].sort(), ["ambiguous", "no_answer", "not_an_option"]);
-  console.log(
-    `choice corpus: ${corpus.length} replies, extraction failures ${failures} (${
-      (100 * failures / corpus.length).toFixed(1)
-    }%: ${[...reasons].map(([reason, n]) => `${reason} ${n}`).join(", ")})`,
-  );
-});
-
-Deno.test("choice extractor: final answer wins over letters mentioned while reasoning; multi-answer scoring", () => {
-  assertEquals(extractChoice("A看似合理，但B更符合。最终答案：B").letters, ["B"]);
-  assertEquals(extractChoice("答案：Ｃ").letters, ["C"]);
-  // Plural English cues and lists: every letter is read, none is taken for an article.
-  assertEquals(extractChoice("The right options are A and E.").letters, ["A", "E"]);
-  assertEquals(extractChoice("Correct answers: A, D, and E").letters, ["A", "D", "E"]);
-  assertEquals(extractChoice("My answers: C, E").letters, ["C", "E"]);
-  assertEquals(extractChoice("正确选项为B和E").letters, ["B", "E"]);
-  assertEquals(extractChoice("A 70-year-old man has an answer: D and A").letters, ["A", "D"]);
-  assertEquals(extractChoice("\\boxed{\\text{E}}").letters, ["E"]);
-  assert(choiceCorrect(["A", "C", "D"], ["D", "A", "C"]));
-  assert(!choiceCorrect(["A", "C"], ["A", "C", "D"]));
-  assert(!choiceCorrect(null, ["A"]));
-});
-
-Deno.test("choice extractor: a reply that is not definite is not extractable, and says why", () => {
-  const failure = (reply: string, labels?: string[], options?: Record<string, string>) => {
-    const got = extractChoice(reply, labels, options);
-    assertEquals(got.letters, null, reply);
-    return got.failure;
-  };
-  assertEquals(failure("The answer is D or E."), "ambiguous");
-  assertEquals(failure("答案：C/D"), "ambiguous");
-  assertEquals(failure("答案应为B，或者E。"), "ambiguous");
-  assertEquals(failure("Answer: A\n\nThe smear shows blasts.\n\nThe answer is E."), "ambiguous");
-  assertEquals(failure("最终答案：F", ["A", "B", "C", "D"]), "not_an_option");
-  assertEquals(
-    failure("None of the choices fits this patient.", ["A", "B"], { A: "x-ray", B: "MRI" }),
-    "not_an_option",
-  );
-  assertEquals(failure("Vitamin D deficiency and type B gastritis were considered."), "no_answer");
-  assertEquals(failure("   "), "no_answer");
-  // A correction word turns a later, different answer into the answer.
-  assertEquals(extractChoice("Answer: A\n\nWait, the smear shows blasts, so the answer is E.").letters, [
-    "E",
-  ]);
-});
+/** A score context with no roles configured: the choice scorer calls none. */
+const NO_CONTEXT: ScoreContext = {
+  judgeRuns: 1,
+  has: () => false,
+  members: () => {
+    throw new Error("no roles");
+  },
+  defaults: () => {
+    throw new Error("no roles");
+  },
+  generate: () => Promise.reject(new Error("no roles")),
+  embed: () => Promise.reject(new Error("no roles")),
+};
 
 Deno.test("sequence parsing: cues, arrow chains, letter runs and numbered lists", () => {
   const labels = ["A", "B", "C", "D"];
@@ -240,8 +180,80 @@ Deno.test("none-of-the-above: the correct option's text is replaced, the key let
   assert(result.sample.input.includes("B: 以上都不是"));
   assert(!result.sample.input.includes("急性前壁心肌梗死"));
   assertEquals(result.sample.reference, "B");
+  // The item's choices follow: the key's option now reads "none of the above", and a reply giving that text
+  // is read as the key (the original sample is left alone).
+  assertEquals(result.sample.choices?.options.B, "以上都不是");
+  assertEquals(result.sample.choices?.answer, ["B"]);
+  assertEquals(item.choices?.options.B, "急性前壁心肌梗死");
+  const scorer = climedScorer();
+  const score = async (sample: Sample, answer: string) =>
+    (await scorer.score({ sample, answer }, NO_CONTEXT))[0].value;
+  assertEquals(await score(result.sample, "以上都不是。"), 1);
+  assertEquals(await score(item, "以上都不是。"), 0);
   const sequencing = samples.find((s) => s.id === "SSO-0001")!;
   assertEquals(perturbSample(sequencing, spec).applied, false);
+  // Multiple-answer items keep their options: "none of the above" would not be the one right choice.
+  const multiple = samples.find((s) => s.id === "BKT-0003")!;
+  assertEquals(perturbSample(multiple, spec).applied, false);
+});
+
+Deno.test("CliMedBench loader: choice items carry their choices, other items none", async () => {
+  const samples = await loadClimedBench(SAMPLE);
+  const byId = (id: string) => samples.find((s) => s.id === id)!;
+  assertEquals(byId("ID1-0001").choices, {
+    labels: ["A", "B", "C", "D"],
+    options: { A: "稳定型心绞痛", B: "急性前壁心肌梗死", C: "急性心包炎", D: "主动脉夹层" },
+    answer: ["B"],
+    multiple: false,
+  });
+  assertEquals(byId("BKT-0003").choices?.answer, ["A", "B", "D"]);
+  assertEquals(byId("BKT-0003").choices?.multiple, true);
+  assertEquals(byId("SSO-0001").choices, undefined);
+  for (const sample of samples) {
+    const choice = sample.fields.question_type === "single_choice" ||
+      sample.fields.question_type === "multiple_choice";
+    assertEquals(sample.choices !== undefined, choice, sample.id);
+    // Every sample (with its choices) is what the run store accepts back.
+    assertEquals(SampleSchema.parse(JSON.parse(JSON.stringify(sample))), sample);
+  }
+});
+
+Deno.test("CliMedBench scorer: choice items keep their score detail (keys and order) through the shared scorer", async () => {
+  const samples = await loadClimedBench(SAMPLE);
+  const scorer = climedScorer();
+  const detail = async (id: string, answer: string) => {
+    const sample = samples.find((s) => s.id === id)!;
+    const [score] = await scorer.score({ sample, answer }, NO_CONTEXT);
+    return JSON.stringify([score.value, score.values, score.detail]);
+  };
+  assertEquals(
+    await detail("ID1-0001", "答案：B"),
+    JSON.stringify([1, null, {
+      metric: "accuracy",
+      extracted: ["B"],
+      method: "cue",
+      extraction_failed: false,
+    }]),
+  );
+  assertEquals(
+    await detail("BKT-0003", "答案：A、B和D"),
+    JSON.stringify([1, null, {
+      metric: "accuracy",
+      extracted: ["A", "B", "D"],
+      method: "cue",
+      extraction_failed: false,
+    }]),
+  );
+  assertEquals(
+    await detail("ID1-0001", "答案：B或C"),
+    JSON.stringify([0, null, {
+      metric: "accuracy",
+      extracted: null,
+      method: "cue",
+      extraction_failed: true,
+      failure: "ambiguous",
+    }]),
+  );
 });
 
 Deno.test("paired statistics: McNemar exact p and paired bootstrap difference", () => {

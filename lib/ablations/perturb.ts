@@ -181,9 +181,9 @@ export interface SamplePerturbation {
 
 /**
  * Perturbs a sample's input. Character kinds change Han characters of the whole input (letters and digits are
- * never touched). `nota` replaces the text of the single correct option (a line `X: text` of the input, with
- * `extra.options` and `extra.answer` naming it) by "none of the above": the key stays the same letter, which is
- * now the only correct choice.
+ * never touched). `nota`, on a single-answer choice item (its `choices`), replaces the text of the correct
+ * option (a line `X: text` of the input, and the option in `choices`) by "none of the above": the key stays the
+ * same letter, which is now the only correct choice.
  */
 export function perturbSample(sample: Sample, spec: PerturbSpec): SamplePerturbation {
   if (spec.kind !== "nota") {
@@ -195,12 +195,12 @@ export function perturbSample(sample: Sample, spec: PerturbSpec): SamplePerturba
       applied: true,
     };
   }
-  const options = sample.extra.options as Record<string, string> | undefined;
-  const answer = sample.extra.answer as string[] | undefined;
+  const choices = sample.choices;
   const countable = [...sample.input].filter((ch) => !/\s/u.test(ch)).length;
-  const single = sample.fields.question_type === "single_choice" && options && answer?.length === 1;
-  if (!single) return { sample, changed: 0, countable, applied: false };
-  const letter = answer[0];
+  if (!choices || choices.multiple || choices.answer.length !== 1) {
+    return { sample, changed: 0, countable, applied: false };
+  }
+  const letter = choices.answer[0];
   const line = new RegExp(`^(${letter}\\s*[:：.、]\\s*)(.*)$`, "m");
   if (!line.test(sample.input)) return { sample, changed: 0, countable, applied: false };
   const replacement = noneOfTheAbove(sample.input);
@@ -208,7 +208,7 @@ export function perturbSample(sample: Sample, spec: PerturbSpec): SamplePerturba
     sample: {
       ...sample,
       input: sample.input.replace(line, (_, head: string) => head + replacement),
-      extra: { ...sample.extra, options: { ...options, [letter]: replacement } },
+      choices: { ...choices, options: { ...choices.options, [letter]: replacement } },
     },
     changed: 1,
     countable,

@@ -11,7 +11,8 @@
  * @module
  */
 import { kendallTauB } from "../stats/rank.ts";
-import { labelClass, normalizeForMatch, normalizeReply } from "./choice.ts";
+import { labelClass } from "./choice/letters.ts";
+import { normalizeForMatch, normalizeReply } from "./choice/normalize.ts";
 
 /** What the parser found in a reply. */
 export interface OrderExtraction {

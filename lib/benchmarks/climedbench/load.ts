@@ -1,10 +1,11 @@
 /**
  * Reads a CliMedBench JSONL file into samples: validates every line (one-line errors naming file, line and
  * field), checks answers against options, and renders the model input (question, then labelled options).
+ * Single and multiple choice items carry their options and key as `choices`, read by the shared choice scorer.
  * @module
  */
 import { InputError } from "../../core/errors.ts";
-import type { Sample } from "../../core/sample.ts";
+import type { Choices, Sample } from "../../core/sample.ts";
 import { parseRecord } from "../../core/validate.ts";
 import { type ClimedItem, ClimedItemSchema } from "./schema.ts";
 import { type QuestionType, scenarioByCode } from "./scenarios.ts";
@@ -43,6 +44,17 @@ export function renderInput(
 
 function check(ok: boolean, file: string, record: string, field: string, message: string): void {
   if (!ok) throw new InputError({ file, record, field }, message);
+}
+
+/** The `choices` of a choice item (labels in order; `multiple` for `multiple_choice`); none for other types. */
+function climedChoices(
+  type: QuestionType,
+  options: Record<string, string>,
+  answer: readonly string[],
+): Choices | undefined {
+  if (type !== "single_choice" && type !== "multiple_choice") return undefined;
+  const multiple = type === "multiple_choice";
+  return { labels: Object.keys(options).sort(), options: { ...options }, answer: [...answer], multiple };
 }
 
 /** Turns one validated item into a sample; throws {@linkcode InputError} on inconsistent answers. */
@@ -98,6 +110,7 @@ export function itemToSample(item: ClimedItem, file: string, record: string): Sa
     answer,
     misleading: item.misleading_answer ?? null,
   };
+  const choices = climedChoices(type, options, answer);
   return {
     id: item.id,
     benchmark: BENCHMARK,
@@ -112,6 +125,7 @@ export function itemToSample(item: ClimedItem, file: string, record: string): Sa
       difficulty: item.difficulty ?? null,
     },
     extra: { ...extra },
+    ...(choices ? { choices } : {}),
   };
 }
 

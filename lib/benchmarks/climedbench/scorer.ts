@@ -1,12 +1,13 @@
 /**
- * The CliMedBench scorer: one score per answer in the scenario's own metric — accuracy (choice), Kendall's τ-b
- * (sequencing), ROUGE-1 F1 (KE) or answer–reference similarity (WTD: embeddings cosine, or the labelled
- * offline character n-gram TF-IDF cosine when no `--embed-model` is configured).
+ * The CliMedBench scorer: one score per answer in the scenario's own metric — accuracy (choice items, by the
+ * shared {@linkcode scoreChoice} on the sample's `choices`), Kendall's τ-b (sequencing), ROUGE-1 F1 (KE) or
+ * answer–reference similarity (WTD: embeddings cosine, or the labelled offline character n-gram TF-IDF cosine
+ * when no `--embed-model` is configured).
  * @module
  */
 import type { Sample } from "../../core/sample.ts";
 import type { ScoreContext, ScoreInput, Scorer, ScoreValue } from "../../core/task.ts";
-import { choiceCorrect, extractChoice } from "../../metrics/choice.ts";
+import { scoreChoice } from "../../metrics/choice/scorer.ts";
 import { rouge1 } from "../../metrics/rouge.ts";
 import { extractOrder, orderTau } from "../../metrics/sequence.ts";
 import { CharTfidf, cosine } from "../../metrics/similarity.ts";
@@ -52,19 +53,14 @@ export function climedScorer(): Scorer {
     },
     async score({ sample, answer }: ScoreInput, ctx: ScoreContext): Promise<ScoreValue[]> {
       const scenario = scenarioByCode(String(sample.fields.scenario));
-      const extra = climedExtra(sample);
-      const labels = Object.keys(extra.options).sort();
       const type = sample.fields.question_type;
       if (type === "single_choice" || type === "multiple_choice") {
-        const got = extractChoice(answer, labels, extra.options);
-        return scored(choiceCorrect(got.letters, extra.answer) ? 1 : 0, {
-          metric: "accuracy",
-          extracted: got.letters,
-          method: got.method,
-          extraction_failed: got.letters === null,
-          ...(got.failure ? { failure: got.failure } : {}),
-        });
+        if (!sample.choices) throw new Error(`climedbench: choice item ${sample.id} has no choices`);
+        const { value, detail } = scoreChoice(sample.choices, answer);
+        return scored(value, detail);
       }
+      const extra = climedExtra(sample);
+      const labels = Object.keys(extra.options).sort();
       if (type === "sequencing") {
         const got = extractOrder(answer, labels, extra.options);
         return scored(orderTau(extra.answer, got.order), {

@@ -7,7 +7,7 @@
  */
 import type { Choices } from "../../core/sample.ts";
 import type { ScoreInput, Scorer, ScoreValue } from "../../core/task.ts";
-import { choiceCorrect, extractChoice } from "../choice.ts";
+import { choiceCorrect, extractChoice } from "./extract.ts";
 
 /** What a choice score records besides its value. */
 export interface ChoiceScoreDetail {
