@@ -9,7 +9,7 @@ const LAYERS: string[][] = [
   ["metrics", "store", "providers", "report"],
   ["judges", "solvers", "ablations", "analysis"],
   ["robustness"],
-  ["benchmarks", "papers", "irt"],
+  ["benchmarks", "task_file", "papers", "irt"],
   ["pipeline"],
   ["cli"],
 ];

@@ -1,9 +1,11 @@
 /**
- * Benchmarks registered by name, as the `eval` command and notebooks find them.
+ * Benchmarks registered by name, as the `eval` command and notebooks find them: the built-in ones, a task
+ * file given by its path (`tasks/x.yaml`, `.yml`, `.json`), or a task file of the project's `tasks/` by name.
  * @module
  */
 import { ConfigError } from "../core/errors.ts";
 import type { Task } from "../core/task.ts";
+import { isTaskFilePath, loadTaskFile, projectTaskFile } from "../task_file/index.ts";
 import { createClimedBenchTask } from "./climedbench/task.ts";
 import { createLlmEvalMedTask } from "./llmeval_med/task.ts";
 import { createMedGptEvalTask } from "./medgpteval/task.ts";
@@ -17,11 +19,24 @@ export const BENCHMARKS: Record<string, () => Promise<Task>> = {
   medgpteval: createMedGptEvalTask,
 };
 
-/** Returns the task registered as `name`, or throws a {@linkcode ConfigError} listing the known names. */
-export function getTask(name: string): Promise<Task> {
+/**
+ * Returns the task registered as `name`, the task of the task file at path `name`, or the task of
+ * `tasks/<name>.yaml`; otherwise throws a {@linkcode ConfigError} listing the known names.
+ */
+export async function getTask(name: string): Promise<Task> {
   const factory = BENCHMARKS[name];
-  if (!factory) {
-    throw new ConfigError(`unknown benchmark "${name}"; known: ${Object.keys(BENCHMARKS).join(", ")}`);
+  if (factory) return await factory();
+  if (isTaskFilePath(name)) {
+    const task = await loadTaskFile(name);
+    if (BENCHMARKS[task.name]) {
+      throw new ConfigError(`${name}: name "${task.name}" is a built-in benchmark's; choose another name`);
+    }
+    return task;
   }
-  return factory();
+  const file = await projectTaskFile(name);
+  if (file) return await getTask(file);
+  throw new ConfigError(
+    `unknown benchmark "${name}"; known: ${Object.keys(BENCHMARKS).join(", ")}, ` +
+      "or a task file (path to a .yaml, .yml or .json file, or the name of one in tasks/)",
+  );
 }

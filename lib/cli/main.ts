@@ -126,7 +126,9 @@ function evalConfig(benchmark: string, values: Record<string, unknown>): EvalCon
     );
   }
   const stamp = new Date().toISOString().replace(/[:.]/g, "-");
-  config.out ??= `runs/${benchmark}/${safeName(String(config.model))}-${stamp}`;
+  // A task file's runs go under its file name, not under the path it was given by.
+  const name = benchmark.replace(/^.*\//, "").replace(/\.(ya?ml|json)$/i, "");
+  config.out ??= `runs/${safeName(name)}/${safeName(String(config.model))}-${stamp}`;
   return config as unknown as EvalConfig;
 }
 

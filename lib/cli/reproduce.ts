@@ -32,6 +32,8 @@ import type { Table } from "../core/report_spec.ts";
 import type { Summary } from "../core/summary.ts";
 import { groupTables, toMarkdown, writeTable } from "../report/tables.ts";
 import { downloadedPath, DOWNLOADS } from "./download.ts";
+import { projectTaskFiles } from "../task_file/index.ts";
+import { readTaskFile } from "../task_file/schema.ts";
 
 /** Options of {@linkcode reproduce}. */
 export interface ReproduceOptions {
@@ -94,6 +96,8 @@ interface BenchmarkRun {
 interface BenchmarkPlan {
   name: string;
   task: Task;
+  /** The task file it is declared in (`tasks/*.yaml`), for task-file benchmarks. */
+  taskFile?: string;
   /** The full data set's path, when it is downloaded. */
   full?: string;
   needsJudge: boolean;
@@ -121,8 +125,29 @@ function demoAblations(task: Task): string[] {
   ];
 }
 
-/** Plans one benchmark's runs (offline baselines always, real models when configured); writes nothing. */
-async function planBenchmark(name: string, task: Task, options: ReproduceOptions): Promise<BenchmarkPlan> {
+/**
+ * The ablations shown on the offline retrieval baseline of a task file: the conditions it declares (`cot`,
+ * `fewshot`, and its first perturbation kind).
+ */
+async function taskFileAblations(path: string, task: Task): Promise<string[]> {
+  const declared = (await readTaskFile(path)).conditions ?? [];
+  return [
+    ...(declared.includes("cot") ? ["cot"] : []),
+    ...(declared.includes("fewshot") ? ["fewshot"] : []),
+    ...(task.perturbations?.length ? [`perturb:${task.perturbations[0]}`] : []),
+  ];
+}
+
+/**
+ * Plans one benchmark's runs (offline baselines always, real models when configured); writes nothing. A task
+ * file's benchmark is named by its path (`taskFile`).
+ */
+async function planBenchmark(
+  name: string,
+  task: Task,
+  options: ReproduceOptions,
+  taskFile?: string,
+): Promise<BenchmarkPlan> {
   const full = await fullDataPath(name, options.dataDir);
   const data = await loadEvalData(task, full);
   const needsJudge = task.scorers.some((s) => s.roles.includes("judge"));
@@ -136,7 +161,7 @@ async function planBenchmark(name: string, task: Task, options: ReproduceOptions
         model: referenced ? "offline:retrieval" : "offline:echo",
         judge: offlineJudge,
         real: false,
-        ablations: demoAblations(task),
+        ablations: taskFile ? await taskFileAblations(taskFile, task) : demoAblations(task),
         robustness: task.robustness !== undefined,
       },
     ];
@@ -158,7 +183,7 @@ async function planBenchmark(name: string, task: Task, options: ReproduceOptions
     const out = `${options.root}/runs/reproduce/${name}/${safeName(run.model)}`;
     const resume = run.real && (await pathExists(`${out}/run.sqlite`));
     const plan = await planEval({
-      benchmark: name,
+      benchmark: taskFile ?? name,
       model: run.model,
       baseUrl: run.real ? options.baseUrl : undefined,
       ...(needsJudge
@@ -192,7 +217,7 @@ async function planBenchmark(name: string, task: Task, options: ReproduceOptions
     }, data);
     planned.push({ model: run.model, plan });
   }
-  return { name, task, full, needsJudge, runs: planned };
+  return { name, task, taskFile, full, needsJudge, runs: planned };
 }
 
 /** Returns the note naming the offline baselines of a benchmark's runs and their offline judge. */
@@ -266,7 +291,11 @@ async function runBenchmark(planned: BenchmarkPlan, options: ReproduceOptions): 
     const files = await writeTable(`${options.root}/${dirRel}`, id, table);
     written.push({ id, table, files: files.map((f) => f.slice(options.root.length + 1)) });
   }
-  const dataNote = full
+  const dataNote = planned.taskFile
+    ? `Data: the task file's data (${summaries[0].n} samples); task file ${
+      planned.taskFile.slice(projectPath().length)
+    }.`
+    : full
     ? `Data: the full data set (${summaries[0].n} samples).`
     : `Data: the sample the project ships (${
       summaries[0].n
@@ -337,6 +366,11 @@ export async function reproduce(options: ReproduceOptions): Promise<string[]> {
   const plans: BenchmarkPlan[] = [];
   for (const name of Object.keys(BENCHMARKS).sort()) {
     plans.push(await planBenchmark(name, await getTask(name), opts));
+  }
+  // The task files of tasks/ run like the built-in benchmarks, after them.
+  for (const path of await projectTaskFiles()) {
+    const task = await getTask(path);
+    plans.push(await planBenchmark(task.name, task, opts, path));
   }
   const runs: BenchmarkRun[] = [];
   for (const plan of plans) runs.push(await runBenchmark(plan, opts));

@@ -6,13 +6,10 @@
  * category, question type) map from codes, English or Persian names to canonical ids.
  * @module
  */
-import { parquetReadObjects } from "hyparquet";
-import { parseCsv } from "../../core/csv.ts";
 import { InputError } from "../../core/errors.ts";
-import { jsonlRecords } from "../../core/jsonl.ts";
+import { formatOf, type RawRecord, readRecords } from "../../core/record_files.ts";
 import type { Sample } from "../../core/sample.ts";
 import type { LoadOptions } from "../../core/task.ts";
-import { readBytes, readTextStrict } from "../../core/text_file.ts";
 import { describeValue } from "../../core/validate.ts";
 import { toAsciiDigits } from "../../text/persian.ts";
 import { type LabelTable, loadLabels, type PerMedCqaLabels, resolveLabel } from "./labels.ts";
@@ -93,81 +90,6 @@ export async function trainBeside(dataFile: string): Promise<string | undefined>
   const dir = dataFile.includes("/") ? dataFile.slice(0, dataFile.lastIndexOf("/")) : ".";
   const train = await splitFile(dir, "train");
   return train && train !== dataFile ? train : undefined;
-}
-
-/** One raw record and where it is in its file (`record 3`, `line 3`, `row 3`). */
-export interface RawRecord {
-  /** The record's columns as read. */
-  value: Record<string, unknown>;
-  /** Where it is, for errors. */
-  where: string;
-}
-
-/** Reads the records of a JSON array, JSONL, CSV or Parquet file (by extension); each must be an object. */
-export async function readRecords(path: string): Promise<RawRecord[]> {
-  return (await readValues(path)).map(({ value, where }) => {
-    if (value === null || typeof value !== "object" || Array.isArray(value)) {
-      throw new InputError(
-        { file: path, record: where },
-        `expected an object (found ${describeValue(value)})`,
-      );
-    }
-    return { value: value as Record<string, unknown>, where };
-  });
-}
-
-/** Reads the values of a file by its extension. */
-async function readValues(path: string): Promise<{ value: unknown; where: string }[]> {
-  if (path.endsWith(".parquet")) {
-    const bytes = await readBytes(path);
-    let rows: Record<string, unknown>[];
-    try {
-      rows = await parquetReadObjects({ file: bytes.buffer as ArrayBuffer });
-    } catch (err) {
-      throw new InputError(
-        { file: path },
-        `not a readable Parquet file (${err instanceof Error ? err.message : err})`,
-      );
-    }
-    return rows.map((value, i) => ({ value, where: `row ${i + 1}` }));
-  }
-  const text = await readTextStrict(path);
-  if (path.toLowerCase().endsWith(".csv")) return csvValues(text, path);
-  if (path.endsWith(".jsonl")) {
-    return jsonlRecords(text, path).map(({ value, line }) => ({ value, where: `line ${line}` }));
-  }
-  let data: unknown;
-  try {
-    data = JSON.parse(text);
-  } catch (err) {
-    throw new InputError({ file: path }, `not valid JSON (${err instanceof Error ? err.message : err})`);
-  }
-  if (!Array.isArray(data)) {
-    throw new InputError({ file: path }, `expected a JSON array of records (found ${describeValue(data)})`);
-  }
-  return data.map((value, i) => ({ value, where: `record ${i + 1}` }));
-}
-
-/**
- * Reads CSV text with a header row: one record per row, its cells by column name, an empty cell read as
- * missing (`null`). A column named twice, or a row with more cells than the header, is an error naming the line.
- */
-function csvValues(text: string, path: string): { value: unknown; where: string }[] {
-  const [head, ...rows] = parseCsv(text);
-  if (!head) return [];
-  const names = head.fields.map((name) => name.trim());
-  const twice = names.find((name, i) => name !== "" && names.indexOf(name) !== i);
-  if (twice) throw new InputError({ file: path, record: "line 1", field: twice }, "column named twice");
-  return rows.map((row) => {
-    if (row.fields.slice(names.length).some((cell) => cell.trim() !== "")) {
-      throw new InputError(
-        { file: path, record: `line ${row.line}` },
-        `${row.fields.length} cells but the header names ${names.length} columns`,
-      );
-    }
-    const cells = names.map((name, i) => [name, row.fields[i]?.trim() ? row.fields[i] : null] as const);
-    return { value: Object.fromEntries(cells.filter(([name]) => name !== "")), where: `line ${row.line}` };
-  });
 }
 
 /** Reads one record's columns, each checked, into a sample. */
@@ -306,7 +228,7 @@ export async function loadPerMedCqa(path: string, options: PerMedCqaLoadOptions 
     await loadLabels(),
     options.requireLabels ?? true,
   );
-  const records = await readRecords(file);
+  const records = await readRecords(file, formatOf(file, "json"));
   if (records.length === 0) throw new InputError({ file }, "no records");
   const seen = new Map<string, string>();
   return records.map((raw) => {

@@ -7,7 +7,8 @@
  * `DIR/tag_summary.json`.
  * @module
  */
-import { columnsOf, loadPerMedCqa, perMedCqaDataFile, readRecords } from "./load.ts";
+import { columnsOf, loadPerMedCqa, perMedCqaDataFile } from "./load.ts";
+import { formatOf, readRecords } from "../../core/record_files.ts";
 import { loadLabels, type PerMedCqaLabels } from "./labels.ts";
 import { readTagReply, retryMessages, tagMessages, tagPromptHashes } from "./tag_prompts.ts";
 import { ConfigError, InputError } from "../../core/errors.ts";
@@ -138,7 +139,7 @@ function jsonSafe(value: unknown): unknown {
 
 /** Reads the raw records of `file` as {@linkcode loadPerMedCqa} reads them, Parquet integers made JSON-safe. */
 async function readRawRecords(file: string): Promise<RawRecord[]> {
-  return (await readRecords(file)).map(({ value, where }) => ({
+  return (await readRecords(file, formatOf(file, "json"))).map(({ value, where }) => ({
     value: jsonSafe(value) as Record<string, unknown>,
     where,
   }));

@@ -1,0 +1,150 @@
+/**
+ * A {@linkcode Task} built from a task file: its data (with the column mapping), the chat solver with the
+ * file's prompts (and its chain-of-thought instruction), the scorer from the registry, rows and a summary of
+ * the scorer's metrics with n and 95% CI overall and per declared group field, the flags its scorer's roles
+ * bring, the train split for few-shot and the perturbations it declares.
+ * @module
+ */
+import { dirname, relative, resolve } from "node:path";
+import { CHAR_KINDS } from "../ablations/perturb.ts";
+import { projectPath } from "../core/fs.ts";
+import { CI_METHOD, type RunLabels, type SampleRow, type Summary, summaryLabels } from "../core/summary.ts";
+import type { AuxiliaryInput, LoadOptions, RunView, Solver, Task } from "../core/task.ts";
+import { answeredCount, OFFLINE_NOTE, summarize } from "../report/summary.ts";
+import { cotSolver } from "../solvers/cot.ts";
+import { messagesSolver } from "../solvers/context.ts";
+import { TRAIN_SPLIT } from "../solvers/few_shot.ts";
+import { type DataSpec, loadTaskData, withColumns } from "./data.ts";
+import type { TaskFile } from "./schema.ts";
+import { scorerEntry } from "./scorers.ts";
+import { defaultFewShotTemplate, defaultUserTemplate, type ItemShape } from "./templates.ts";
+
+/** Returns the shape of a task's items from its scorer. */
+function shapeOf(spec: TaskFile): ItemShape {
+  if (spec.scorer.kind === "sequence") return "sequence";
+  if (spec.scorer.kind === "choice") return spec.scorer.multiple ? "multiple" : "choice";
+  return "open";
+}
+
+/** Returns the perturbation kinds a task's `conditions` declare (`perturb` alone: every kind that applies). */
+export function declaredPerturbations(spec: TaskFile): string[] {
+  const applicable = [
+    ...(spec.language.startsWith("zh") ? [...CHAR_KINDS, "mixed"] : []),
+    ...(spec.scorer.kind === "choice" && !spec.scorer.multiple ? ["nota"] : []),
+  ];
+  const kinds = (spec.conditions ?? []).filter((c) => c.startsWith("perturb"))
+    .flatMap((c) => c === "perturb" ? applicable : [c.slice("perturb:".length)]);
+  return [...new Set(kinds)];
+}
+
+/** Returns `path` relative to the project root (how `Task.defaultDataPath` is given). */
+function fromRoot(path: string): string {
+  return relative(projectPath(), path);
+}
+
+/** The solver of a task file: its system prompt, the conversation so far, then the rendered user prompt. */
+function taskSolver(name: string, system: string | undefined, user: string): Solver {
+  return messagesSolver(name, { ...(system ? { system } : {}), user }, (sample, history) => [
+    ...(system ? [{ role: "system" as const, content: system }] : []),
+    ...history,
+    { role: "user", content: sample.input },
+  ]);
+}
+
+/**
+ * Returns the task a task file declares; `file` is its path (relative paths in it are taken from its folder).
+ * `spec` has been checked by `parseTaskFile`.
+ */
+export function taskFromFile(spec: TaskFile, file: string): Task {
+  const dir = dirname(resolve(file));
+  const name = spec.name ?? file.split("/").at(-1)!.replace(/\.(ya?ml|json)$/i, "");
+  const shape = shapeOf(spec);
+  const testPath = resolve(dir, spec.data.path);
+  const trainPath = spec.data.train ? resolve(dir, spec.data.train) : undefined;
+  const groups = spec.groups ?? [];
+  const entry = scorerEntry(spec.scorer);
+  const user = spec.prompt?.user ?? defaultUserTemplate(spec.language, shape);
+  const data: DataSpec = {
+    benchmark: name,
+    shape,
+    columns: {
+      id: spec.columns?.id,
+      input: spec.columns?.input,
+      choices: spec.columns?.choices,
+      answer: spec.columns?.answer,
+      reference: spec.columns?.reference,
+    },
+    optionColumns: spec.columns?.options,
+    groups,
+    needsAnswer: spec.scorer.kind === "exact" || spec.scorer.kind === "regex",
+    needsReference: spec.scorer.kind === "rouge1" || spec.scorer.kind === "similarity",
+    user,
+    fewshot: spec.prompt?.fewshot ?? defaultFewShotTemplate(spec.language, shape),
+    format: spec.data.format,
+  };
+  const load = (split: "test" | "train") => (path: string, options?: LoadOptions) =>
+    loadTaskData(path, withColumns(data, options?.columns), split);
+  const solver = taskSolver(name, spec.prompt?.system, user);
+  const train: AuxiliaryInput[] = trainPath
+    ? [{
+      name: TRAIN_SPLIT,
+      description: `few-shot exemplars (default ${fromRoot(trainPath)})`,
+      defaultPath: fromRoot(trainPath),
+      locate: (dataFile) => Promise.resolve(resolve(dataFile) === testPath ? trainPath : undefined),
+      load: load("train"),
+    }]
+    : [];
+  const metricNames = entry.metrics.map((m) => m.name);
+  const primary = entry.metrics[0];
+  return {
+    name,
+    title: spec.title ?? name,
+    language: spec.language,
+    defaultDataPath: fromRoot(testPath),
+    groupFields: groups,
+    flags: ["columns", ...entry.flags],
+    description:
+      `${spec.description ?? spec.title ?? name} (task file ${file}; scored by ${spec.scorer.kind}: ` +
+      `${primary.label}${groups.length ? `, by ${groups.join(", ")}` : ""})`,
+    generation: {
+      maxTokens: spec.generation?.max_tokens ?? 1024,
+      ...(spec.generation?.temperature !== undefined ? { temperature: spec.generation.temperature } : {}),
+    },
+    perturbations: declaredPerturbations(spec),
+    load: load("test"),
+    solver,
+    ...(spec.prompt?.cot ? { cotSolver: cotSolver(solver, spec.prompt.cot) } : {}),
+    scorers: [entry.scorer],
+    auxiliary: train,
+    report: { metrics: entry.metrics },
+    rows: (view: RunView, labels: RunLabels): SampleRow[] =>
+      view.samples.map((sample) => {
+        const own = (view.scores.get(sample.id) ?? []).filter((s) => s.scorer === entry.scorer.name);
+        return { id: sample.id, fields: sample.fields, values: entry.values(own, labels.judgeRuns) };
+      }),
+    aggregate: (rows: readonly SampleRow[], view: RunView, labels: RunLabels): Summary => {
+      const core = summarize(rows, metricNames, groups, { seed: `${labels.benchmark}:${labels.condition}` });
+      const answered = answeredCount(view);
+      const scores = [...view.scores.values()].flat().filter((s) => s.scorer === entry.scorer.name);
+      const judged = entry.scorer.roles.includes("judge");
+      return {
+        ...summaryLabels(labels),
+        n: core.n,
+        metrics: core.metrics,
+        groups: core.groups,
+        counts: {
+          samples: view.samples.length,
+          answered,
+          answer_errors: view.samples.length - answered,
+          unscored: rows.filter((r) => r.values[primary.name] === null).length,
+          ...(judged ? { judgings: scores.length, judge_errors: scores.filter((s) => !s.valid).length } : {}),
+          ...(metricNames.includes("extraction_failure")
+            ? { extraction_failures: rows.filter((r) => r.values.extraction_failure === 1).length }
+            : {}),
+        },
+        ci_method: CI_METHOD,
+        notes: [...entry.notes, ...(labels.offline ? [OFFLINE_NOTE] : [])],
+      };
+    },
+  };
+}
