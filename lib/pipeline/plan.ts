@@ -17,6 +17,7 @@ import {
   parseRobustnessSets,
   type RobustnessOptions,
   robustnessSamples,
+  robustnessSources,
   withRobustness,
 } from "../robustness/sets.ts";
 import { type BucketSpec, parseBucketSpec } from "../analysis/buckets.ts";
@@ -289,7 +290,7 @@ export async function planEval(config: EvalConfig, data?: EvalData): Promise<Eva
   const robustness = planRobustness(config, task, perturbSeed);
   const kept = limitSamples(loaded.samples, config.limit);
   const allSamples = robustness
-    ? [...kept, ...robustnessSamples(task.robustness!.sources(kept), robustness)]
+    ? [...kept, ...robustnessSamples(robustnessSources(task.robustness!, kept), robustness)]
     : kept;
   // A shard asks only its own conversations; everything measured over the run still uses `allSamples`.
   const shard = config.shard === undefined ? undefined : parseShard(config.shard);

@@ -1,0 +1,40 @@
+/**
+ * What conditions need a task to declare: a role table, a train split, Chinese inputs, multiple-choice items.
+ * Each is read from data the task declares, never from a per-condition hook.
+ * @module
+ */
+import type { Task } from "../../core/task.ts";
+import { TRAIN_SPLIT } from "../../solvers/few_shot.ts";
+import type { Need } from "./types.ts";
+
+/** A role table (`Task.roleTable`), for role prompting. */
+export const ROLE_TABLE: Need = {
+  what: "a role table (Task.roleTable)",
+  met: (task) => task.roleTable !== undefined,
+  refusal: (task) => `${task.name} has no role table`,
+};
+
+/** A train split (the auxiliary input `train`), for few-shot exemplars. */
+export const TRAIN: Need = {
+  what: `a ${TRAIN_SPLIT} split (auxiliary input ${TRAIN_SPLIT})`,
+  met: (task) => task.auxiliary?.some((a) => a.name === TRAIN_SPLIT) ?? false,
+  refusal: (task) => `${task.name} has no ${TRAIN_SPLIT} split to draw exemplars from`,
+};
+
+/** Chinese inputs (`Task.language` `zh`), for the Han-character perturbations. */
+export const CHINESE: Need = {
+  what: "Chinese inputs (Task.language zh)",
+  met: (task) => task.language === "zh",
+  refusal: perturbRefusal,
+};
+
+/** Multiple-choice items (`Task.choices`), for "none of the above". */
+export const CHOICES: Need = {
+  what: "multiple-choice items (Task.choices, Sample.choices)",
+  met: (task) => task.choices === true,
+  refusal: perturbRefusal,
+};
+
+function perturbRefusal(task: Task, condition: { perturb?: { kind: string } }): string {
+  return `perturb:${condition.perturb!.kind} does not apply to ${task.name} (${task.language} inputs)`;
+}
