@@ -21,6 +21,7 @@ import {
   withRobustness,
 } from "../robustness/sets.ts";
 import { type BucketSpec, parseBucketSpec } from "../analysis/buckets.ts";
+import { ROBUSTNESS_SOURCES } from "../ablations/conditions/needs.ts";
 import { getTask } from "../benchmarks/registry.ts";
 import type { GenerationParams } from "../core/chat.ts";
 import { ConfigError } from "../core/errors.ts";
@@ -231,7 +232,9 @@ export interface EvalData {
 /** Returns the robustness sets `--robustness` asks for (`undefined` without it); the task must have sources. */
 function planRobustness(config: EvalConfig, task: Task, seed: string): RobustnessOptions | undefined {
   if (!config.robustness) return undefined;
-  if (!task.robustness) throw new ConfigError(`--robustness: ${task.name} has no robustness sources`);
+  if (!ROBUSTNESS_SOURCES.met(task)) {
+    throw new ConfigError(`--robustness: ${ROBUSTNESS_SOURCES.refusal!(task)}`);
+  }
   return {
     sets: parseRobustnessSets(config.robustnessSets ?? "all"),
     variants: config.robustnessVariants ?? DEFAULT_VARIANTS,

@@ -25,16 +25,24 @@ export const TRAIN: Need = {
 export const CHINESE: Need = {
   what: "Chinese inputs (Task.language zh)",
   met: (task) => task.language === "zh",
-  refusal: perturbRefusal,
+  refusal: (task, condition) =>
+    `perturb:${condition!.perturb!.kind} does not apply to ${task.name} (${task.language} inputs)`,
 };
 
 /** Multiple-choice items (`Task.choices`), for "none of the above". */
 export const CHOICES: Need = {
   what: "multiple-choice items (Task.choices, Sample.choices)",
   met: (task) => task.choices === true,
-  refusal: perturbRefusal,
+  refusal: (task) => `perturb:nota does not apply to ${task.name} (it declares no multiple-choice items)`,
 };
 
-function perturbRefusal(task: Task, condition: { perturb?: { kind: string } }): string {
-  return `perturb:${condition.perturb!.kind} does not apply to ${task.name} (${task.language} inputs)`;
-}
+/**
+ * Robustness sources (`Task.robustness`), for `--robustness`. Robustness sets are not a condition (their
+ * variants are answered under every condition, and `lib/robustness/` sits above `lib/ablations/`), but they
+ * state their need the same way.
+ */
+export const ROBUSTNESS_SOURCES: Need = {
+  what: "robustness sources (Task.robustness)",
+  met: (task) => task.robustness !== undefined,
+  refusal: (task) => `${task.name} has no robustness sources`,
+};

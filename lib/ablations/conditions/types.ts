@@ -43,7 +43,7 @@ export interface Need {
   /** Returns `true` when `task` declares it. */
   met(task: Task): boolean;
   /** The one-line refusal when `task` lacks it, after `--ablation SPEC: ` (default: `TASK lacks WHAT`). */
-  refusal?(task: Task, condition: Condition): string;
+  refusal?(task: Task, condition?: Condition): string;
 }
 
 /** What a condition's note may read beyond the condition and the task. */
