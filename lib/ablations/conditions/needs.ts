@@ -3,7 +3,6 @@
  * Each is read from data the task declares, never from a per-condition hook.
  * @module
  */
-import type { Task } from "../../core/task.ts";
 import { TRAIN_SPLIT } from "../../solvers/few_shot.ts";
 import type { Need } from "./types.ts";
 
