@@ -294,3 +294,22 @@ Deno.test("robustness sources: declared as field values; a task without them is 
   assertEquals(ROBUSTNESS_SOURCES.met(toyTask()), false);
   assertEquals(ROBUSTNESS_SOURCES.refusal!(toyTask()), "toy has no robustness sources");
 });
+
+Deno.test("Task.conditions: only the listed entries apply (with their needs); others are refused naming the list", () => {
+  const task = toyTask({ ...FULL, conditions: ["cot", "nota"] });
+  assertEquals(ablationsFor(task).map((a) => a.split(" (")[0]), ["cot", "perturb:nota"]);
+  checkAblation(parseAblation("perturb:nota"), task);
+  const err = assertThrows(() => checkAblation(parseAblation("perturb:shape"), task), ConfigError);
+  assertEquals(
+    err.message,
+    "--ablation perturb:shape@0.12: toy does not declare perturb among its conditions (cot, nota); " +
+      "ablations for toy: cot, perturb:nota",
+  );
+  // A listed entry still needs its data.
+  const bare = toyTask({ conditions: ["fewshot"] });
+  assertEquals(ablationsFor(bare), []);
+  assertStringIncludes(
+    assertThrows(() => checkAblation(parseAblation("fewshot"), bare), ConfigError).message,
+    "toy has no train split",
+  );
+});

@@ -28,9 +28,14 @@ function entryOf(condition: Condition): ConditionEntry | undefined {
   return entry;
 }
 
-/** Returns `true` when `task` declares everything `entry` needs. */
+/** Returns `true` when `task` allows `entry` (`Task.conditions`) and declares everything it needs. */
 function applies(entry: ConditionEntry, task: Task): boolean {
-  return entry.needs.every((need) => need.met(task));
+  return allows(task, entry) && entry.needs.every((need) => need.met(task));
+}
+
+/** Returns `true` unless `task` lists the conditions that make sense for it and `entry` is not among them. */
+function allows(task: Task, entry: ConditionEntry): boolean {
+  return task.conditions === undefined || task.conditions.includes(entry.name);
 }
 
 /**
@@ -42,20 +47,30 @@ export function ablationsFor(task: Task): string[] {
 }
 
 /**
- * Throws a {@linkcode ConfigError} when `condition` cannot apply to `task`, naming the first need the task
- * does not meet (a perturbation kind for other inputs, role prompting without a role table, few-shot without
- * a train split) and what does apply.
+ * Throws a {@linkcode ConfigError} when `condition` cannot apply to `task`: the task lists its conditions
+ * without it, or lacks a need (a perturbation kind for other inputs, role prompting without a role table,
+ * few-shot without a train split). The message names what is missing and what does apply.
  */
 export function checkAblation(condition: Condition, task: Task): void {
   const entry = entryOf(condition);
-  const missing = entry?.needs.find((need) => !need.met(task));
-  if (!missing) return;
-  const why = missing.refusal?.(task, condition) ?? `${task.name} lacks ${missing.what}`;
+  const why = entry && refusal(entry, condition, task);
+  if (!why) return;
   throw new ConfigError(
     `--ablation ${condition.name}: ${why}; ablations for ${task.name}: ${
       ablationsFor(task).map((a) => a.split(" (")[0]).join(", ")
     }`,
   );
+}
+
+/** Returns why `entry` cannot apply to `task` (`undefined` when it can). */
+function refusal(entry: ConditionEntry, condition: Condition, task: Task): string | undefined {
+  if (!allows(task, entry)) {
+    return `${task.name} does not declare ${entry.name} among its conditions (${
+      task.conditions!.join(", ")
+    })`;
+  }
+  const missing = entry.needs.find((need) => !need.met(task));
+  return missing && (missing.refusal?.(task, condition) ?? `${task.name} lacks ${missing.what}`);
 }
 
 /** Parses an `--ablation` value (`cot`, `perturb:KIND[@RATE]`); `seed` fixes perturbations and draws. */

@@ -288,6 +288,11 @@ export interface Task {
    * `--ablation perturb:nota` changes.
    */
   readonly choices?: boolean;
+  /**
+   * The conditions that make sense for it, by registry entry name (`cot`, `pivot`, `role`, `fewshot`, `mps`,
+   * `perturb`, `nota`), e.g. a task file's `conditions`; absent: every entry whose needs it meets.
+   */
+  readonly conditions?: readonly string[];
   /** The questions robustness sets are made from, when the task supports `--robustness`. */
   readonly robustness?: RobustnessSource;
   /** The role table, when the task supports role prompting (`--ablation role`). */

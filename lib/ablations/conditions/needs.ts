@@ -22,8 +22,8 @@ export const TRAIN: Need = {
 
 /** Chinese inputs (`Task.language` `zh`), for the Han-character perturbations. */
 export const CHINESE: Need = {
-  what: "Chinese inputs (Task.language zh)",
-  met: (task) => task.language === "zh",
+  what: "Chinese inputs (Task.language zh or zh-*)",
+  met: (task) => task.language === "zh" || task.language.startsWith("zh-"),
   refusal: (task, condition) =>
     `perturb:${condition!.perturb!.kind} does not apply to ${task.name} (${task.language} inputs)`,
 };
