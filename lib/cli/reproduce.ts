@@ -117,7 +117,7 @@ function offlineJudgeOf(task: Task): string {
  * prompting, and few-shot when the task has a train split.
  */
 function demoAblations(task: Task): string[] {
-  if (!task.rolePrompting) return [];
+  if (!task.roleTable) return [];
   return [
     ...(task.language !== "en" ? ["pivot:en"] : []),
     "role",

@@ -207,15 +207,18 @@ export interface RatingSpec {
 export interface RobustnessSource {
   /** Which questions the variants are made from, for `--help` and notes (e.g. `first-round dialogue questions`). */
   description: string;
-  /** Returns the samples variants are made from; each must be a question the model is asked without history. */
-  sources(samples: readonly Sample[]): Sample[];
+  /**
+   * The questions variants are made from: the samples whose fields hold all these values (e.g.
+   * `{ kind: "dialogue", round: 1 }`); each must be a question the model is asked without history.
+   */
+  where: Readonly<Record<string, string | number>>;
 }
 
 /**
- * Role prompting (`--ablation role`): a system role chosen per sample from one of its fields through a table
- * (e.g. ICD-11 chapter → specialist), put to the model by the task's solver with that persona.
+ * A role table (`--ablation role`): a system role chosen per sample from one of its fields (e.g. ICD-11
+ * chapter → specialist), put to the model by the chat solver with `system` as its system message.
  */
-export interface RolePrompting {
+export interface RoleTable {
   /** The sample field that chooses the role, e.g. `icd11`. */
   field: string;
   /** Role by field value. */
@@ -224,8 +227,17 @@ export interface RolePrompting {
   fallback: string;
   /** Where the table comes from (a path in `data/`), for notes and the manifest. */
   source: string;
-  /** The task's solver with `role` as its persona. */
-  solver(role: string): Solver;
+  /** The system message of the persona; `{role}` stands for the role. */
+  system: string;
+}
+
+/**
+ * The language a task's answers are written in, as its chat solver's system message asks for it: pivot
+ * translation (`--ablation pivot:LANG`) asks for answers in the pivot language instead.
+ */
+export interface AnswerLanguage {
+  /** The system message of the task's chat solver; `{language}` stands for the language answers are written in. */
+  system: string;
 }
 
 /** How a task's data is read beyond its path. */
@@ -271,27 +283,33 @@ export interface Task {
   load(path: string, options?: LoadOptions): Promise<Sample[]>;
   /** The file `load` reads for `path` (a split directory resolves to its split's file); default `path`. */
   dataFile?(path: string, options?: LoadOptions): Promise<string>;
-  /** The comparison key of a question's text (few-shot duplicate checks); default: whitespace-collapsed NFKC. */
-  textKey?(text: string): string;
   /**
-   * Perturbation kinds (`--ablation perturb:KIND`) that change this task's inputs, e.g. the Han-character kinds
-   * for Chinese questions and `nota` for single-answer choice items; none when absent. `--help` lists only
-   * these, and any other kind given for the task is an error.
+   * `true` when (some of) its samples are multiple-choice items carrying `Sample.choices`: what
+   * `--ablation perturb:nota` changes.
    */
-  readonly perturbations?: readonly string[];
+  readonly choices?: boolean;
+  /**
+   * The conditions that make sense for it, by registry entry name (`cot`, `pivot`, `role`, `fewshot`, `mps`,
+   * `perturb`, `nota`), e.g. a task file's `conditions`; absent: every entry whose needs it meets.
+   */
+  readonly conditions?: readonly string[];
   /** The questions robustness sets are made from, when the task supports `--robustness`. */
   readonly robustness?: RobustnessSource;
-  /** Role prompting, when the task has a role table. */
-  readonly rolePrompting?: RolePrompting;
+  /** The role table, when the task supports role prompting (`--ablation role`). */
+  readonly roleTable?: RoleTable;
+  /**
+   * How its solver asks for the answer language, when it asks for one (pivot translation then asks for answers
+   * in the pivot language); absent: pivot translation wraps {@linkcode Task.solver} unchanged.
+   */
+  readonly answerLanguage?: AnswerLanguage;
   /** The prompt pipeline. */
   readonly solver: Solver;
   /**
-   * The solver asking for answers in another language (`language`, a code such as `en`): what pivot
-   * translation wraps, so the model answers in the pivot language. Default {@linkcode Task.solver}.
+   * The task's own solvers for conditions, by condition kind (e.g. `cot`: CliMedBench's chain-of-thought
+   * prompts, which replace the answer-format line rather than append an instruction); a condition without an
+   * entry here wraps {@linkcode Task.solver} its generic way.
    */
-  solverIn?(language: string): Solver;
-  /** The chain-of-thought variant of the solver (`--ablation cot`); default: {@linkcode Solver} + a generic instruction. */
-  readonly cotSolver?: Solver;
+  readonly solverFor?: Readonly<Record<string, Solver>>;
   /** The scorers. */
   readonly scorers: readonly Scorer[];
   /** Roles the task calls beyond `model` and its scorers' roles. */

@@ -572,9 +572,7 @@ export function evalOption(flag: string): EvalOption | undefined {
  * Returns the options `task` takes: every common one and the benchmark options it declares, with `--ablation`
  * listing only the conditions that apply to the task.
  */
-export function taskOptions(
-  task: Pick<Task, "flags" | "perturbations" | "rolePrompting" | "auxiliary">,
-): EvalOption[] {
+export function taskOptions(task: Task): EvalOption[] {
   return EVAL_OPTIONS.filter((o) => o.scope === "common" || task.flags.includes(o.flag)).map((o) =>
     o.flag === "ablation"
       ? { ...o, help: `condition beside the baseline, repeatable: ${ablationsFor(task).join(", ")}` }

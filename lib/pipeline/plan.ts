@@ -17,9 +17,11 @@ import {
   parseRobustnessSets,
   type RobustnessOptions,
   robustnessSamples,
+  robustnessSources,
   withRobustness,
 } from "../robustness/sets.ts";
 import { type BucketSpec, parseBucketSpec } from "../analysis/buckets.ts";
+import { ROBUSTNESS_SOURCES } from "../ablations/conditions/needs.ts";
 import { getTask } from "../benchmarks/registry.ts";
 import type { GenerationParams } from "../core/chat.ts";
 import { ConfigError } from "../core/errors.ts";
@@ -230,7 +232,9 @@ export interface EvalData {
 /** Returns the robustness sets `--robustness` asks for (`undefined` without it); the task must have sources. */
 function planRobustness(config: EvalConfig, task: Task, seed: string): RobustnessOptions | undefined {
   if (!config.robustness) return undefined;
-  if (!task.robustness) throw new ConfigError(`--robustness: ${task.name} has no robustness sources`);
+  if (!ROBUSTNESS_SOURCES.met(task)) {
+    throw new ConfigError(`--robustness: ${ROBUSTNESS_SOURCES.refusal!(task)}`);
+  }
   return {
     sets: parseRobustnessSets(config.robustnessSets ?? "all"),
     variants: config.robustnessVariants ?? DEFAULT_VARIANTS,
@@ -289,7 +293,7 @@ export async function planEval(config: EvalConfig, data?: EvalData): Promise<Eva
   const robustness = planRobustness(config, task, perturbSeed);
   const kept = limitSamples(loaded.samples, config.limit);
   const allSamples = robustness
-    ? [...kept, ...robustnessSamples(task.robustness!.sources(kept), robustness)]
+    ? [...kept, ...robustnessSamples(robustnessSources(task.robustness!, kept), robustness)]
     : kept;
   // A shard asks only its own conversations; everything measured over the run still uses `allSamples`.
   const shard = config.shard === undefined ? undefined : parseShard(config.shard);

@@ -62,21 +62,6 @@ export async function runEval(config: EvalConfig): Promise<EvalResult> {
   return await executeEval(await planEval(config));
 }
 
-/** Returns the note a perturbed condition's summary carries. */
-function perturbationNote(entry: EvalPlan["conditions"][number], plan: EvalPlan): string {
-  const { condition, applied } = entry;
-  const n = plan.allSamples.length;
-  return condition.perturb!.kind === "nota"
-    ? `perturbation ${condition.name}: correct option replaced by "none of the above" in ${
-      n - applied.notApplicable
-    } of ${n} items (single-answer choice items only)`
-    : `perturbation ${condition.name}: ${
-      (applied.achievedRate! * 100).toFixed(2)
-    }% of non-whitespace input characters changed (requested ${
-      (condition.perturb!.rate * 100).toFixed(1)
-    }%), seed ${plan.perturbSeed}`;
-}
-
 /**
  * Returns how many conversations run at once: twice the requests the roles can have in flight, so every role
  * stays busy while answers are scored, without holding the whole sample set in flight.
@@ -129,8 +114,13 @@ export function conditionResult(
     juryReport(view, s.name, s.spec, judgeRuns, `${task.name}:${condition.name}`)
   ).filter((j) => j !== undefined);
   if (juries.length) summary.juries = juries;
-  if (applied.achievedRate !== null) summary.notes.push(perturbationNote(entry, plan));
-  const note = conditionNote(condition, task, (role) => members(role).map((m) => m.label).join(" + "));
+  const note = conditionNote(condition, {
+    task,
+    roleLabel: (role) => members(role).map((m) => m.label).join(" + "),
+    applied,
+    total: plan.allSamples.length,
+    perturbSeed: plan.perturbSeed,
+  });
   if (note) summary.notes.push(note);
   summary.usage = usageRows(
     store.usageTotals(),

@@ -13,7 +13,7 @@ import { z } from "zod";
 import type { ChatMessage } from "../core/chat.ts";
 import { ConfigError } from "../core/errors.ts";
 import type { Sample } from "../core/sample.ts";
-import type { RoleReply, SolveContext, Solver } from "../core/task.ts";
+import type { RobustnessSource, RoleReply, SolveContext, Solver } from "../core/task.ts";
 import { jsonObjectIn } from "../judges/reply_json.ts";
 import { forSample } from "../solvers/context.ts";
 import { afterReasoning } from "../text/reasoning.ts";
@@ -115,6 +115,12 @@ export function variantOf(sample: Sample): VariantInfo | undefined {
 /** Returns the id of variant `index` of set `set` made from `sourceId`, e.g. `medgpteval:dialogue-01:1~A03`. */
 export function variantId(sourceId: string, set: string, index: number): string {
   return `${sourceId}~${set}${String(index).padStart(2, "0")}`;
+}
+
+/** Returns the samples robustness variants are made from: those whose fields hold all of `source.where`'s values. */
+export function robustnessSources(source: RobustnessSource, samples: readonly Sample[]): Sample[] {
+  const wanted = Object.entries(source.where);
+  return samples.filter((s) => wanted.every(([field, value]) => s.fields[field] === value));
 }
 
 /**

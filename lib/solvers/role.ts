@@ -5,13 +5,19 @@
  * @module
  */
 import type { Sample } from "../core/sample.ts";
-import type { RolePrompting, Solver } from "../core/task.ts";
+import type { RoleTable, Solver } from "../core/task.ts";
+
+/** A role table with the solver that puts a role to the model as its persona. */
+export interface RolePrompting extends Omit<RoleTable, "system"> {
+  /** The solver with `role` as its persona. */
+  solver(role: string): Solver;
+}
 
 /** Placeholder standing for the role in the templates recorded in the manifest. */
 export const ROLE_PLACEHOLDER = "{role}";
 
 /** Returns the role `spec` gives `sample`: its field's entry in the table, else the fallback. */
-export function roleOf(spec: RolePrompting, sample: Sample): string {
+export function roleOf(spec: Pick<RoleTable, "field" | "roles" | "fallback">, sample: Sample): string {
   const value = sample.fields[spec.field];
   if (value === null || value === undefined) return spec.fallback;
   return spec.roles[String(value)] ?? spec.fallback;

@@ -4,7 +4,6 @@
  * @module
  */
 import type { Task } from "../../core/task.ts";
-import { CHAR_KINDS } from "../../ablations/perturb.ts";
 import { aggregateClimedBench, climedRows, GROUP_FIELDS } from "./aggregate.ts";
 import { BENCHMARK, loadClimedBench } from "./load.ts";
 import { climedSolver } from "./prompts.ts";
@@ -26,11 +25,12 @@ export function createClimedBenchTask(): Promise<Task> {
       "explanations by ROUGE-1, wrong-treatment detection by embedding similarity (--embed-model; else an " +
       "offline character TF-IDF cosine, labelled OFFLINE). Tables in the paper's Table 2 layout.",
     generation: { maxTokens: 1024 },
-    // Han-character perturbations of the Chinese items, and "none of the above" for single-answer choice.
-    perturbations: [...CHAR_KINDS, "mixed", "nota"],
+    // Choice items: "none of the above" (perturb:nota) applies to the single-answer ones.
+    choices: true,
     load: loadClimedBench,
     solver: climedSolver("vanilla"),
-    cotSolver: climedSolver("cot"),
+    // Its own chain-of-thought prompts (the answer-format line asks for reasoning first).
+    solverFor: { cot: climedSolver("cot") },
     scorers: [climedScorer()],
     report: {
       metrics: [

@@ -5,10 +5,9 @@
  */
 import { z } from "zod";
 import { projectPath } from "../../core/fs.ts";
-import type { RolePrompting } from "../../core/task.ts";
+import type { RoleTable } from "../../core/task.ts";
 import { readTextStrict } from "../../core/text_file.ts";
 import { parseRecord } from "../../core/validate.ts";
-import { chatSolver } from "../../solvers/chat.ts";
 import { ANSWER_SYSTEM_PROMPT } from "./prompts.ts";
 import { CATEGORY_CODES } from "./schema.ts";
 
@@ -26,8 +25,8 @@ export const ROLE_PERSONA_TEMPLATE = `${ANSWER_SYSTEM_PROMPT.replace(/\.$/, "")}
 
 const RoleTableSchema = z.object(Object.fromEntries(CATEGORY_CODES.map((c) => [c, z.string().min(1)])));
 
-/** Returns LLMEval-Med's role prompting, its table read and validated (every category needs a role). */
-export async function llmEvalMedRolePrompting(): Promise<RolePrompting> {
+/** Returns LLMEval-Med's role table, read and validated (every category needs a role). */
+export async function llmEvalMedRoleTable(): Promise<RoleTable> {
   const text = await readTextStrict(projectPath(ROLE_TABLE));
   const roles = parseRecord(RoleTableSchema, JSON.parse(text), ROLE_TABLE, "table") as Record<string, string>;
   return {
@@ -35,6 +34,6 @@ export async function llmEvalMedRolePrompting(): Promise<RolePrompting> {
     roles,
     fallback: FALLBACK_ROLE,
     source: ROLE_TABLE,
-    solver: (role) => chatSolver(ROLE_PERSONA_TEMPLATE.replace("{role}", role)),
+    system: ROLE_PERSONA_TEMPLATE,
   };
 }

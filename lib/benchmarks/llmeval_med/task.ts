@@ -4,14 +4,13 @@
  * @module
  */
 import { JUDGE_FLAGS } from "../../judges/judge_scorer.ts";
-import { CHAR_KINDS } from "../../ablations/perturb.ts";
 import type { Task } from "../../core/task.ts";
 import { chatSolver } from "../../solvers/chat.ts";
 import { aggregateLlmEvalMed, GROUP_FIELDS, llmEvalMedRows } from "./aggregate.ts";
 import { MTG_HUMAN_SCORER, MTG_RATING_SPEC } from "./human_eval.ts";
 import { loadLlmEvalMed } from "./load.ts";
 import { ANSWER_SYSTEM_PROMPT } from "./prompts.ts";
-import { llmEvalMedRolePrompting } from "./roles.ts";
+import { llmEvalMedRoleTable } from "./roles.ts";
 import { LLMEVAL_MED_JUDGE } from "./scorer.ts";
 
 /** Returns the LLMEval-Med task. */
@@ -20,8 +19,6 @@ export async function createLlmEvalMedTask(): Promise<Task> {
     name: "llmeval-med",
     title: "LLMEval-Med",
     language: "zh",
-    // Han-character perturbations of the Chinese questions (no choice items: `nota` does not apply).
-    perturbations: [...CHAR_KINDS, "mixed"],
     defaultDataPath: "data/llmeval_med/sample.json",
     groupFields: GROUP_FIELDS,
     flags: [...JUDGE_FLAGS, "human-eval"],
@@ -42,7 +39,7 @@ export async function createLlmEvalMedTask(): Promise<Task> {
       ],
       overall: { name: "op", label: "OP" },
     },
-    rolePrompting: await llmEvalMedRolePrompting(),
+    roleTable: await llmEvalMedRoleTable(),
     rows: llmEvalMedRows,
     aggregate: aggregateLlmEvalMed,
   };

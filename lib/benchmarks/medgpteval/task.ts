@@ -5,7 +5,6 @@
  * classed R1–R3 by a consistency judge; Tables 3, 4 and 5 in the paper's layout.
  * @module
  */
-import { CHAR_KINDS } from "../../ablations/perturb.ts";
 import type { Task } from "../../core/task.ts";
 import { REPHRASER } from "../../robustness/sets.ts";
 import { JUDGE_FLAGS } from "../../judges/judge_scorer.ts";
@@ -24,8 +23,6 @@ export function createMedGptEvalTask(): Promise<Task> {
     name: "medgpteval",
     title: "MedGPTEval",
     language: "zh",
-    // Han-character perturbations of the Chinese questions (no choice items: `nota` does not apply).
-    perturbations: [...CHAR_KINDS, "mixed"],
     defaultDataPath: "data/medgpteval",
     groupFields: GROUP_FIELDS,
     flags: [...JUDGE_FLAGS, "human-eval", "robustness", "robustness-sets", "robustness-variants"],
@@ -41,7 +38,7 @@ export function createMedGptEvalTask(): Promise<Task> {
     solver: chatSolver(),
     robustness: {
       description: "first-round dialogue questions (the paper's extended data sets A-E)",
-      sources: (samples) => samples.filter((s) => s.fields.kind === "dialogue" && s.fields.round === 1),
+      where: { kind: "dialogue", round: 1 },
     },
     scorers: [...ASPECT_SCORERS, CONSISTENCY_JUDGE],
     roles: [{

@@ -8,12 +8,10 @@
 import { JUDGE_FLAGS } from "../../judges/judge_scorer.ts";
 import type { RatingSpec, Task } from "../../core/task.ts";
 import { chatSolver } from "../../solvers/chat.ts";
-import { languageName } from "../../solvers/pivot.ts";
-import { persianKey } from "../../text/persian.ts";
 import { aggregatePerMedCqa, groupOrder, HUMAN_PREFIX, perMedCqaRows } from "./aggregate.ts";
 import { ICD11_TABLE, loadLabels } from "./labels.ts";
 import { loadPerMedCqa, perMedCqaDataFile, trainBeside } from "./load.ts";
-import { answerPersona, BASELINE_ROLE } from "./prompts.ts";
+import { ANSWER_LANGUAGE, ANSWER_PERSONA_TEMPLATE, answerPersona, BASELINE_ROLE } from "./prompts.ts";
 import { groupName, perMedCqaTables } from "./report.ts";
 import { CLINICAL_IMPACT, CORRECTNESS, COVERAGE, MEDJUDGE, RUBRIC_FIELDS } from "./scorer.ts";
 import { GROUP_FIELDS } from "./schema.ts";
@@ -34,7 +32,6 @@ export const PHYSICIAN_RATING_SPEC: RatingSpec = {
 /** Returns the PerMedCQA task. */
 export async function createPerMedCqaTask(): Promise<Task> {
   const labels = await loadLabels();
-  const persona = (role: string, language?: string) => chatSolver(answerPersona(role, language));
   return {
     name: "permedcqa",
     title: "PerMedCQA",
@@ -51,9 +48,9 @@ export async function createPerMedCqaTask(): Promise<Task> {
     generation: { maxTokens: 1024 },
     load: (path, options) => loadPerMedCqa(path, options),
     dataFile: perMedCqaDataFile,
-    textKey: persianKey,
-    solver: persona(BASELINE_ROLE),
-    solverIn: (language) => persona(BASELINE_ROLE, languageName(language)),
+    solver: chatSolver(answerPersona(BASELINE_ROLE)),
+    // Pivot translation asks the same persona for answers in the pivot language.
+    answerLanguage: { system: ANSWER_PERSONA_TEMPLATE.replace("{role}", BASELINE_ROLE) },
     scorers: [MEDJUDGE],
     auxiliary: [{
       name: "train",
@@ -63,12 +60,13 @@ export async function createPerMedCqaTask(): Promise<Task> {
       locate: trainBeside,
       load: (path, options) => loadPerMedCqa(path, { ...options, requireLabels: false }),
     }],
-    rolePrompting: {
+    roleTable: {
       field: "icd11",
       roles: Object.fromEntries(labels.icd.entries.map((e) => [e.id, e.specialist])),
       fallback: BASELINE_ROLE,
       source: ICD11_TABLE,
-      solver: (role) => persona(role),
+      // The persona as a specialist, answering in Persian.
+      system: ANSWER_PERSONA_TEMPLATE.replace("{language}", ANSWER_LANGUAGE),
     },
     ratings: { [PHYSICIAN_SCORER]: PHYSICIAN_RATING_SPEC },
     report: {
