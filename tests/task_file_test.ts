@@ -170,7 +170,7 @@ Deno.test("an MCQ task file runs end to end: tables by its groups, recomputed ac
       "perturb:homophone",
     ]);
     assertEquals(refused.code, 2);
-    assertStringIncludes(refused.errors[0], "perturb:homophone does not apply to my_mcq");
+    assertStringIncludes(refused.errors[0], "my_mcq does not declare perturb among its conditions");
     assertEquals(server.requests.length, sent);
   } finally {
     await server.close();
@@ -305,7 +305,7 @@ Deno.test("a judged open-QA task file runs end to end: scores by category recomp
     // fewshot is refused: the file declares no train split.
     const refused = await runCli([...args.slice(0, 12), "--out", `${dir}/other`, "--ablation", "fewshot"]);
     assertEquals(refused.code, 2);
-    assertStringIncludes(refused.errors[0], "no train split");
+    assertStringIncludes(refused.errors[0], "my_open_qa does not declare fewshot among its conditions");
   } finally {
     await server.close();
     await Deno.remove(dir, { recursive: true });

@@ -34,6 +34,7 @@ import { groupTables, toMarkdown, writeTable } from "../report/tables.ts";
 import { downloadedPath, DOWNLOADS } from "./download.ts";
 import { projectTaskFiles } from "../task_file/index.ts";
 import { readTaskFile } from "../task_file/schema.ts";
+import { declaredPerturbations } from "../task_file/task.ts";
 
 /** Options of {@linkcode reproduce}. */
 export interface ReproduceOptions {
@@ -129,12 +130,14 @@ function demoAblations(task: Task): string[] {
  * The ablations shown on the offline retrieval baseline of a task file: the conditions it declares (`cot`,
  * `fewshot`, and its first perturbation kind).
  */
-async function taskFileAblations(path: string, task: Task): Promise<string[]> {
-  const declared = (await readTaskFile(path)).conditions ?? [];
+async function taskFileAblations(path: string): Promise<string[]> {
+  const spec = await readTaskFile(path);
+  const declared = spec.conditions ?? [];
+  const kinds = declaredPerturbations(spec);
   return [
     ...(declared.includes("cot") ? ["cot"] : []),
     ...(declared.includes("fewshot") ? ["fewshot"] : []),
-    ...(task.perturbations?.length ? [`perturb:${task.perturbations[0]}`] : []),
+    ...(kinds.length ? [`perturb:${kinds[0]}`] : []),
   ];
 }
 
@@ -161,7 +164,7 @@ async function planBenchmark(
         model: referenced ? "offline:retrieval" : "offline:echo",
         judge: offlineJudge,
         real: false,
-        ablations: taskFile ? await taskFileAblations(taskFile, task) : demoAblations(task),
+        ablations: taskFile ? await taskFileAblations(taskFile) : demoAblations(task),
         robustness: task.robustness !== undefined,
       },
     ];

@@ -37,6 +37,23 @@ export function declaredPerturbations(spec: TaskFile): string[] {
   return [...new Set(kinds)];
 }
 
+/**
+ * Returns the registry's conditions a task file makes available: chain of thought, pivot translation and MPS
+ * always; few-shot when declared (it has a train split); the character perturbations and `nota` as its
+ * `perturb` entries declare them.
+ */
+export function declaredConditions(spec: TaskFile): string[] {
+  const kinds = declaredPerturbations(spec);
+  return [
+    "cot",
+    "pivot",
+    "mps",
+    ...((spec.conditions ?? []).includes("fewshot") ? ["fewshot"] : []),
+    ...(kinds.some((k) => k !== "nota") ? ["perturb"] : []),
+    ...(kinds.includes("nota") ? ["nota"] : []),
+  ];
+}
+
 /** Returns `path` relative to the project root (how `Task.defaultDataPath` is given). */
 function fromRoot(path: string): string {
   return relative(projectPath(), path);
@@ -110,10 +127,11 @@ export function taskFromFile(spec: TaskFile, file: string): Task {
       maxTokens: spec.generation?.max_tokens ?? 1024,
       ...(spec.generation?.temperature !== undefined ? { temperature: spec.generation.temperature } : {}),
     },
-    perturbations: declaredPerturbations(spec),
+    choices: spec.scorer.kind === "choice",
+    conditions: declaredConditions(spec),
     load: load("test"),
     solver,
-    ...(spec.prompt?.cot ? { cotSolver: cotSolver(solver, spec.prompt.cot) } : {}),
+    ...(spec.prompt?.cot ? { solverFor: { cot: cotSolver(solver, spec.prompt.cot) } } : {}),
     scorers: [entry.scorer],
     auxiliary: train,
     report: { metrics: entry.metrics },
