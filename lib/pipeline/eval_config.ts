@@ -1,8 +1,13 @@
 /**
- * The settings of one evaluation run, as `deno task eval` flags, `reproduce` and notebooks give them.
+ * The settings of one evaluation run, as `deno task eval` flags, `reproduce` and notebooks give them. The roles
+ * (model under test, judges, translator, embeddings model, a task's own) are set through `roles` and
+ * `roleOptions` (`--role`, `--role-opt`), or through the flat alias fields below (`model`, `judge`,
+ * `judgeRuns`, `translator`, `embedModel`, ...), which planning gathers into one {@linkcode RoleConfig} per role
+ * (`givenRoles` in `role_config.ts`); ranges and defaults of every role key live in `ROLE_KEYS`.
  * @module
  */
 import type { RetryPolicy } from "../providers/transport/retry.ts";
+import type { RoleConfig } from "./role_config.ts";
 
 /** Everything `deno task eval` can be told. */
 export interface EvalConfig {
@@ -96,8 +101,13 @@ export interface EvalConfig {
   translatorApiKeyEnv?: string;
   /** Translator requests in flight (default: `concurrency`). */
   translatorConcurrency?: number;
-  /** Models of a task's own roles, `NAME=MODEL` each. */
-  roles?: string[];
+  /**
+   * Roles by name, each a {@linkcode RoleConfig}; or, as `--role` gives them, `NAME=MODEL` strings (any role:
+   * `judge=X` is `--judge X`, repeated for a jury).
+   */
+  roles?: string[] | Record<string, RoleConfig>;
+  /** Any setting of any role, `NAME.KEY=VALUE` each (`--role-opt translator.rpm=60`). */
+  roleOptions?: string[];
   /** Base URLs of a task's own roles, `NAME=URL` each. */
   roleBaseUrls?: string[];
   /** Key variables of a task's own roles, `NAME=VAR` each. */

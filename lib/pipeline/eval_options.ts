@@ -1,14 +1,70 @@
 /**
  * Every setting of an evaluation run, in one table: its command-line flag, its field in
- * {@linkcode EvalConfig}, its kind and range, its help text, and whether every benchmark takes it or only the
- * benchmarks that declare it (`Task.flags`). The command line builds its parser, its usage text and the
- * config from this table; the plan checks ranges and declared flags against it before anything is written.
+ * {@linkcode EvalConfig}, its kind and range, its help text, the role setting it is an alias of, and whether
+ * every benchmark takes it or only the benchmarks it applies to (derived from the roles the benchmark's
+ * scorers, solver and role table declare, or from what else it declares: ratings, robustness sources, load
+ * options). Also the keys every role takes ({@linkcode ROLE_KEYS}) with their defaults. The command line builds
+ * its parser, its usage text and the config from these tables; the plan checks ranges and applicable flags
+ * against them before anything is written.
  * @module
  */
 import { ConfigError } from "../core/errors.ts";
 import type { Task } from "../core/task.ts";
 import { ablationsFor, checkAblation, parseAblation } from "../ablations/condition.ts";
 import type { EvalConfig } from "./eval_config.ts";
+import type { RoleConfig } from "./role_config.ts";
+import { DEFAULT_CONCURRENCY } from "../providers/types.ts";
+
+/** One key of {@linkcode RoleConfig} as `--role-opt NAME.KEY=VALUE` takes it. */
+export interface RoleKey {
+  /** The key as written after the role name, e.g. `base-url`. */
+  key: string;
+  /** The field of {@linkcode RoleConfig} it sets. */
+  field: keyof RoleConfig;
+  /** `string`, `integer` or `number`. */
+  kind: "string" | "integer" | "number";
+  /** Smallest allowed value (numbers). */
+  min?: number;
+  /** Largest allowed value (numbers). */
+  max?: number;
+  /** `true` when the value must be greater than `min`. */
+  exclusiveMin?: boolean;
+  /** The only roles that take it (default every role). */
+  only?: readonly string[];
+  /** Roles that never take it (e.g. generation parameters for embeddings). */
+  not?: readonly string[];
+  /** Default value by role (`*` for every role): the one place a role's default lives. */
+  defaults?: Readonly<Record<string, number>>;
+}
+
+/** The keys every role takes, with their ranges and defaults. */
+export const ROLE_KEYS: readonly RoleKey[] = [
+  { key: "model", field: "model", kind: "string" },
+  { key: "base-url", field: "baseUrl", kind: "string" },
+  { key: "api-key-env", field: "apiKeyEnv", kind: "string" },
+  {
+    key: "concurrency",
+    field: "concurrency",
+    kind: "integer",
+    min: 1,
+    defaults: { "*": DEFAULT_CONCURRENCY },
+  },
+  { key: "rpm", field: "rpm", kind: "integer", min: 1 },
+  { key: "tpm", field: "tpm", kind: "integer", min: 1 },
+  { key: "temperature", field: "temperature", kind: "number", min: 0, max: 2, not: ["embed"] },
+  { key: "seed", field: "seed", kind: "integer", min: 0, not: ["embed"], defaults: { judge: 0 } },
+  { key: "max-tokens", field: "maxTokens", kind: "integer", min: 1, not: ["embed"] },
+  { key: "runs", field: "runs", kind: "integer", min: 1, only: ["judge"], defaults: { judge: 3 } },
+];
+
+/** The roles with aliases of their own: the model under test, judges, translator and embeddings model. */
+export const BUILT_IN_ROLES = ["model", "judge", "translator", "embed"] as const;
+
+/** Returns the default of `field` for `role` from {@linkcode ROLE_KEYS} (`undefined` when it has none). */
+export function roleDefault(role: string, field: keyof RoleConfig): number | undefined {
+  const defaults = ROLE_KEYS.find((k) => k.field === field)?.defaults;
+  return defaults?.[role] ?? defaults?.["*"];
+}
 
 /** One setting of `deno task eval`. */
 export interface EvalOption {
@@ -30,8 +86,15 @@ export interface EvalOption {
   exclusiveMin?: boolean;
   /** Another flag without which this one means nothing (`judge-runs` needs `judge`). */
   requires?: string;
-  /** `common`: every benchmark takes it; `benchmark`: only benchmarks whose `Task.flags` list it. */
+  /**
+   * `common`: every benchmark takes it; `benchmark`: only the benchmarks it applies to — those calling its
+   * role (`role`), or those `applies` accepts.
+   */
   scope: "common" | "benchmark";
+  /** The role setting this flag is a short alias of (`--judge-runs` sets the judge's `runs`). */
+  role?: { name: string; field: keyof RoleConfig };
+  /** For a benchmark option that sets no role: whether `task` takes it. */
+  applies?: (task: Task) => boolean;
   /** Usage section. */
   section:
     | "model"
@@ -50,6 +113,7 @@ export interface EvalOption {
 export const EVAL_OPTIONS: readonly EvalOption[] = [
   {
     flag: "model",
+    role: { name: "model", field: "model" },
     key: "model",
     kind: "string",
     value: "NAME",
@@ -59,6 +123,7 @@ export const EVAL_OPTIONS: readonly EvalOption[] = [
   },
   {
     flag: "base-url",
+    role: { name: "model", field: "baseUrl" },
     key: "baseUrl",
     kind: "string",
     value: "URL",
@@ -68,6 +133,7 @@ export const EVAL_OPTIONS: readonly EvalOption[] = [
   },
   {
     flag: "api-key-env",
+    role: { name: "model", field: "apiKeyEnv" },
     key: "apiKeyEnv",
     kind: "string",
     value: "VAR",
@@ -77,6 +143,7 @@ export const EVAL_OPTIONS: readonly EvalOption[] = [
   },
   {
     flag: "temperature",
+    role: { name: "model", field: "temperature" },
     key: "temperature",
     kind: "number",
     value: "T",
@@ -88,6 +155,7 @@ export const EVAL_OPTIONS: readonly EvalOption[] = [
   },
   {
     flag: "max-tokens",
+    role: { name: "model", field: "maxTokens" },
     key: "maxTokens",
     kind: "integer",
     value: "N",
@@ -98,6 +166,7 @@ export const EVAL_OPTIONS: readonly EvalOption[] = [
   },
   {
     flag: "seed",
+    role: { name: "model", field: "seed" },
     key: "seed",
     kind: "integer",
     value: "N",
@@ -117,6 +186,7 @@ export const EVAL_OPTIONS: readonly EvalOption[] = [
   },
   {
     flag: "columns",
+    applies: (task) => task.loadOptions?.includes("columns") ?? false,
     key: "columns",
     kind: "string",
     value: "KEY=COLUMN,...",
@@ -126,6 +196,7 @@ export const EVAL_OPTIONS: readonly EvalOption[] = [
   },
   {
     flag: "split",
+    applies: (task) => task.loadOptions?.includes("split") ?? false,
     key: "split",
     kind: "string",
     value: "NAME",
@@ -190,16 +261,19 @@ export const EVAL_OPTIONS: readonly EvalOption[] = [
   },
   {
     flag: "concurrency",
+    role: { name: "model", field: "concurrency" },
     key: "concurrency",
     kind: "integer",
     value: "N",
     min: 1,
     scope: "common",
     section: "run",
-    help: "model requests in flight (default 8), per base URL when --base-url lists several",
+    help:
+      `model requests in flight (default ${DEFAULT_CONCURRENCY}), per base URL when --base-url lists several`,
   },
   {
     flag: "rpm",
+    role: { name: "model", field: "rpm" },
     key: "rpm",
     kind: "integer",
     value: "N",
@@ -210,6 +284,7 @@ export const EVAL_OPTIONS: readonly EvalOption[] = [
   },
   {
     flag: "tpm",
+    role: { name: "model", field: "tpm" },
     key: "tpm",
     kind: "integer",
     value: "N",
@@ -316,6 +391,7 @@ export const EVAL_OPTIONS: readonly EvalOption[] = [
   },
   {
     flag: "robustness",
+    applies: (task) => task.robustness !== undefined,
     key: "robustness",
     kind: "boolean",
     scope: "benchmark",
@@ -327,6 +403,7 @@ export const EVAL_OPTIONS: readonly EvalOption[] = [
   },
   {
     flag: "robustness-sets",
+    applies: (task) => task.robustness !== undefined,
     requires: "robustness",
     key: "robustnessSets",
     kind: "string",
@@ -337,6 +414,7 @@ export const EVAL_OPTIONS: readonly EvalOption[] = [
   },
   {
     flag: "robustness-variants",
+    applies: (task) => task.robustness !== undefined,
     requires: "robustness",
     key: "robustnessVariants",
     kind: "integer",
@@ -358,6 +436,7 @@ export const EVAL_OPTIONS: readonly EvalOption[] = [
   },
   {
     flag: "judge",
+    role: { name: "judge", field: "model" },
     key: "judge",
     kind: "strings",
     value: "NAME",
@@ -369,6 +448,7 @@ export const EVAL_OPTIONS: readonly EvalOption[] = [
   },
   {
     flag: "judge-base-url",
+    role: { name: "judge", field: "baseUrl" },
     requires: "judge",
     key: "judgeBaseUrl",
     kind: "string",
@@ -379,6 +459,7 @@ export const EVAL_OPTIONS: readonly EvalOption[] = [
   },
   {
     flag: "judge-api-key-env",
+    role: { name: "judge", field: "apiKeyEnv" },
     requires: "judge",
     key: "judgeApiKeyEnv",
     kind: "string",
@@ -389,6 +470,7 @@ export const EVAL_OPTIONS: readonly EvalOption[] = [
   },
   {
     flag: "judge-runs",
+    role: { name: "judge", field: "runs" },
     requires: "judge",
     key: "judgeRuns",
     kind: "integer",
@@ -396,10 +478,11 @@ export const EVAL_OPTIONS: readonly EvalOption[] = [
     min: 1,
     scope: "benchmark",
     section: "judge",
-    help: "judgings per answer (default 3, the protocol's)",
+    help: `judgings per answer (default ${roleDefault("judge", "runs")}, the protocol's)`,
   },
   {
     flag: "judge-concurrency",
+    role: { name: "judge", field: "concurrency" },
     requires: "judge",
     key: "judgeConcurrency",
     kind: "integer",
@@ -411,6 +494,7 @@ export const EVAL_OPTIONS: readonly EvalOption[] = [
   },
   {
     flag: "judge-rpm",
+    role: { name: "judge", field: "rpm" },
     requires: "judge",
     key: "judgeRpm",
     kind: "integer",
@@ -422,6 +506,7 @@ export const EVAL_OPTIONS: readonly EvalOption[] = [
   },
   {
     flag: "judge-tpm",
+    role: { name: "judge", field: "tpm" },
     requires: "judge",
     key: "judgeTpm",
     kind: "integer",
@@ -433,6 +518,7 @@ export const EVAL_OPTIONS: readonly EvalOption[] = [
   },
   {
     flag: "judge-temperature",
+    role: { name: "judge", field: "temperature" },
     requires: "judge",
     key: "judgeTemperature",
     kind: "number",
@@ -445,6 +531,7 @@ export const EVAL_OPTIONS: readonly EvalOption[] = [
   },
   {
     flag: "judge-seed",
+    role: { name: "judge", field: "seed" },
     requires: "judge",
     key: "judgeSeed",
     kind: "integer",
@@ -452,10 +539,11 @@ export const EVAL_OPTIONS: readonly EvalOption[] = [
     min: 0,
     scope: "benchmark",
     section: "judge",
-    help: "seed of judge run 1; run r uses N + r - 1 (default 0)",
+    help: `seed of judge run 1; run r uses N + r - 1 (default ${roleDefault("judge", "seed")})`,
   },
   {
     flag: "translator",
+    role: { name: "translator", field: "model" },
     key: "translator",
     kind: "string",
     value: "NAME",
@@ -465,6 +553,7 @@ export const EVAL_OPTIONS: readonly EvalOption[] = [
   },
   {
     flag: "translator-base-url",
+    role: { name: "translator", field: "baseUrl" },
     requires: "translator",
     key: "translatorBaseUrl",
     kind: "string",
@@ -475,6 +564,7 @@ export const EVAL_OPTIONS: readonly EvalOption[] = [
   },
   {
     flag: "translator-api-key-env",
+    role: { name: "translator", field: "apiKeyEnv" },
     requires: "translator",
     key: "translatorApiKeyEnv",
     kind: "string",
@@ -485,6 +575,7 @@ export const EVAL_OPTIONS: readonly EvalOption[] = [
   },
   {
     flag: "translator-concurrency",
+    role: { name: "translator", field: "concurrency" },
     requires: "translator",
     key: "translatorConcurrency",
     kind: "integer",
@@ -524,6 +615,17 @@ export const EVAL_OPTIONS: readonly EvalOption[] = [
     help: "variable holding such a role's key (default <NAME>_API_KEY if set, else OPENAI_API_KEY)",
   },
   {
+    flag: "role-opt",
+    key: "roleOptions",
+    kind: "strings",
+    value: "NAME.KEY=VALUE",
+    scope: "common",
+    section: "roles",
+    help: `any setting of any role (model, judge, translator, embed, or the benchmark's own), repeatable: ${
+      ROLE_KEYS.map((k) => k.key).join(", ")
+    } (e.g. translator.rpm=60, embed.api-key-env=EMB_KEY, judge.runs=2); runs is the judge's`,
+  },
+  {
     flag: "aux",
     key: "aux",
     kind: "strings",
@@ -534,6 +636,7 @@ export const EVAL_OPTIONS: readonly EvalOption[] = [
   },
   {
     flag: "embed-model",
+    role: { name: "embed", field: "model" },
     key: "embedModel",
     kind: "string",
     value: "NAME",
@@ -543,6 +646,7 @@ export const EVAL_OPTIONS: readonly EvalOption[] = [
   },
   {
     flag: "embed-base-url",
+    role: { name: "embed", field: "baseUrl" },
     requires: "embed-model",
     key: "embedBaseUrl",
     kind: "string",
@@ -553,6 +657,7 @@ export const EVAL_OPTIONS: readonly EvalOption[] = [
   },
   {
     flag: "human-eval",
+    applies: (task) => task.ratings !== undefined,
     key: "humanEval",
     kind: "string",
     value: "CSV",
@@ -568,14 +673,28 @@ export function evalOption(flag: string): EvalOption | undefined {
   return EVAL_OPTIONS.find((o) => o.flag === flag);
 }
 
+/** Returns the roles `task` itself calls: its scorers', its solver's and those of its role table. */
+export function taskRoles(task: Pick<Task, "scorers" | "solver" | "roles">): Set<string> {
+  return new Set([
+    ...task.scorers.flatMap((s) => s.roles),
+    ...(task.solver.roles ?? []),
+    ...(task.roles ?? []).map((r) => r.name),
+  ]);
+}
+
+/** Returns `true` when `task` takes `option`: every benchmark takes common options; role options need the role. */
+export function optionApplies(option: EvalOption, task: Task): boolean {
+  if (option.scope === "common") return true;
+  if (option.role) return taskRoles(task).has(option.role.name);
+  return option.applies?.(task) ?? false;
+}
+
 /**
- * Returns the options `task` takes: every common one and the benchmark options it declares, with `--ablation`
- * listing only the conditions that apply to the task.
+ * Returns the options `task` takes: every common one and the benchmark options that apply to it, with
+ * `--ablation` listing only the conditions that apply to the task.
  */
-export function taskOptions(
-  task: Pick<Task, "flags" | "perturbations" | "rolePrompting" | "auxiliary">,
-): EvalOption[] {
-  return EVAL_OPTIONS.filter((o) => o.scope === "common" || task.flags.includes(o.flag)).map((o) =>
+export function taskOptions(task: Task): EvalOption[] {
+  return EVAL_OPTIONS.filter((o) => optionApplies(o, task)).map((o) =>
     o.flag === "ablation"
       ? { ...o, help: `condition beside the baseline, repeatable: ${ablationsFor(task).join(", ")}` }
       : o
@@ -583,16 +702,17 @@ export function taskOptions(
 }
 
 /**
- * Checks `config` against the table for `task`: benchmark options the task does not declare, numbers out of
- * range or not integers, and ablations that cannot apply to the task are a {@linkcode ConfigError} naming the
- * flag.
+ * Checks `config` against the table for `task`: benchmark options that do not apply to the task, numbers out
+ * of range or not integers, and ablations that cannot apply to the task are a {@linkcode ConfigError} naming
+ * the flag.
  */
 export function checkEvalOptions(config: EvalConfig, task: Task): void {
   for (const option of EVAL_OPTIONS) {
     const value = config[option.key];
     if (value === undefined) continue;
-    if (option.scope === "benchmark" && !task.flags.includes(option.flag)) {
-      const own = task.flags.map((f) => `--${f}`).join(", ") || "none";
+    if (!optionApplies(option, task)) {
+      const own = EVAL_OPTIONS.filter((o) => o.scope === "benchmark" && optionApplies(o, task))
+        .map((o) => `--${o.flag}`).join(", ") || "none";
       throw new ConfigError(`--${option.flag} is not used by ${task.name} (its own flags: ${own})`);
     }
     const needed = option.requires && evalOption(option.requires);

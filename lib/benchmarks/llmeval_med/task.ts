@@ -3,7 +3,6 @@
  * per-category judge repeated `--judge-runs` times, and the usability/OP aggregation.
  * @module
  */
-import { JUDGE_FLAGS } from "../../judges/judge_scorer.ts";
 import { CHAR_KINDS } from "../../ablations/perturb.ts";
 import type { Task } from "../../core/task.ts";
 import { chatSolver } from "../../solvers/chat.ts";
@@ -24,7 +23,6 @@ export async function createLlmEvalMedTask(): Promise<Task> {
     perturbations: [...CHAR_KINDS, "mixed"],
     defaultDataPath: "data/llmeval_med/sample.json",
     groupFields: GROUP_FIELDS,
-    flags: [...JUDGE_FLAGS, "human-eval"],
     description:
       "667 open questions in 5 categories (multi-turn conversations asked round by round with the " +
       "model's own answers); each answer graded 1-5 by an LLM judge against the question's checklist, " +
