@@ -20,6 +20,7 @@ import type { RolePlan } from "./roles.ts";
 import type { EvalConfig } from "./eval_config.ts";
 import { roleDefault, taskRoles } from "./eval_options.ts";
 import {
+  checkModelsGiven,
   type GivenRole,
   givenRoles,
   modelHint,
@@ -227,7 +228,6 @@ export function planRoles(
   }
   const { needs, optional } = neededRoles(task, solvers);
   const judgeScorers = task.scorers.filter((s) => s.roles.includes("judge"));
-  if (judgeScorers.length) checkJudges(task, given.get("judge"));
   const calls = new Set([
     "model",
     ...needs.keys(),
@@ -236,17 +236,17 @@ export function planRoles(
   ]);
   for (const [name, role] of given) {
     if (!calls.has(name)) {
-      const flag = name === "embed"
-        ? role.flags.model!
-        : role.flags.model === "--role"
+      const flag = role.flags.model === "--role"
         ? `--role ${name}=…`
-        : role.flags.model!;
+        : role.flags.model ?? Object.values(role.flags)[0]!;
       const hint = name === "translator"
         ? " (e.g. --ablation pivot:en does)"
         : ` (roles of this run: ${[...calls].join(", ")}${roleSuggestion(name, [...calls])})`;
       throw new ConfigError(`${flag}: nothing in this run calls a ${name}${hint}`);
     }
   }
+  checkModelsGiven(given);
+  if (judgeScorers.length) checkJudges(task, given.get("judge"));
   for (const [name, who] of needs) {
     if (!given.has(name)) {
       throw new ConfigError(

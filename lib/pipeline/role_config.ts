@@ -151,7 +151,8 @@ function nameValue(value: string, flag: string): [string, string] {
  * `embedModel`, ...), `roles` (`--role NAME=MODEL` strings, or a record of {@linkcode RoleConfig}),
  * `roleBaseUrls`, `roleApiKeyEnvs` and `roleOptions` (`--role-opt NAME.KEY=VALUE`). A setting given two ways,
  * an unknown key, a key the role does not take or a value out of range is a one-line error naming the flag.
- * Roles are returned in the order first given, `model` first.
+ * Roles are returned in the order first given, `model` first; a role may lack a model here
+ * ({@linkcode checkModelsGiven} refuses that once the run's roles are known).
  */
 export function givenRoles(config: EvalConfig): Map<string, GivenRole> {
   const gathered = new Gathered();
@@ -208,10 +209,6 @@ export function givenRoles(config: EvalConfig): Map<string, GivenRole> {
     for (const field of Object.keys(given.config) as (keyof RoleConfig)[]) {
       roleKey(name, ROLE_KEYS.find((k) => k.field === field)!.key, given.flags[field]!);
     }
-    if (given.config.model === undefined) {
-      const flag = Object.values(given.flags)[0]!;
-      throw new ConfigError(`${flag}: ${name} has no model: pass ${modelHint(name)}`);
-    }
     if (Array.isArray(given.config.model) && name !== "judge" && given.config.model.length > 1) {
       throw new ConfigError(`${given.flags.model}: ${name} takes one model (only judges make a jury)`);
     }
@@ -219,6 +216,16 @@ export function givenRoles(config: EvalConfig): Map<string, GivenRole> {
   const model = gathered.roles.get("model");
   if (!model) return gathered.roles;
   return new Map([["model", model], ...[...gathered.roles].filter(([name]) => name !== "model")]);
+}
+
+/** Refuses a role given settings but no model (`--role-base-url x=URL` without `--role x=MODEL`). */
+export function checkModelsGiven(roles: ReadonlyMap<string, GivenRole>): void {
+  for (const [name, given] of roles) {
+    if (given.config.model === undefined) {
+      const flag = Object.values(given.flags)[0]!;
+      throw new ConfigError(`${flag}: ${name} has no model: pass ${modelHint(name)}`);
+    }
+  }
 }
 
 /** How to give `role` a model, e.g. `--judge NAME` or `--role rephraser=MODEL` (`placeholder` the `MODEL`). */
