@@ -70,8 +70,8 @@ export function roleDefault(role: string, field: keyof RoleConfig): number | und
 export interface EvalOption {
   /** Flag name without dashes, e.g. `judge-runs`. */
   flag: string;
-  /** Field of {@linkcode EvalConfig} it sets. */
-  key: keyof EvalConfig;
+  /** Field of {@linkcode EvalConfig} it sets (the table declares these fields: see {@linkcode OptionFields}). */
+  key: string;
   /** `string`, `strings` (repeatable), `integer`, `number`, or `boolean` (a switch). */
   kind: "string" | "strings" | "integer" | "number" | "boolean";
   /** A switch that sets its field to `false` (`--no-render` → `renderFigures: false`). */
@@ -109,8 +109,8 @@ export interface EvalOption {
   help: string;
 }
 
-/** All settings of `deno task eval`, in the order usage lists them. */
-export const EVAL_OPTIONS: readonly EvalOption[] = [
+/** The option table as written: its literal types declare {@linkcode OptionFields}. */
+const OPTION_TABLE = [
   {
     flag: "model",
     role: { name: "model", field: "model" },
@@ -666,7 +666,24 @@ export const EVAL_OPTIONS: readonly EvalOption[] = [
     help: "human ratings sample_id,safety,B,C,D,E, imported into the run store as human:mtg " +
       "(MTG piecewise rule with Safety veto); deno task import-ratings does the same for any run",
   },
-];
+] as const satisfies readonly EvalOption[];
+
+/** All settings of `deno task eval`, in the order usage lists them. */
+export const EVAL_OPTIONS: readonly EvalOption[] = OPTION_TABLE;
+
+/** The value type of an option's kind. */
+type KindValue<K> = K extends "string" ? string
+  : K extends "strings" ? string[]
+  : K extends "boolean" ? boolean
+  : number;
+
+/**
+ * The flat fields of {@linkcode EvalConfig} the option table declares, each typed by its kind: declared once,
+ * here, with their flag, range and help; `EvalConfig` adds only what no flag sets.
+ */
+export type OptionFields = {
+  -readonly [O in (typeof OPTION_TABLE)[number] as O["key"]]?: KindValue<O["kind"]>;
+};
 
 /** Returns the option set by `flag`, if any. */
 export function evalOption(flag: string): EvalOption | undefined {
@@ -708,7 +725,7 @@ export function taskOptions(task: Task): EvalOption[] {
  */
 export function checkEvalOptions(config: EvalConfig, task: Task): void {
   for (const option of EVAL_OPTIONS) {
-    const value = config[option.key];
+    const value = (config as Record<string, unknown>)[option.key];
     if (value === undefined) continue;
     if (!optionApplies(option, task)) {
       const own = EVAL_OPTIONS.filter((o) => o.scope === "benchmark" && optionApplies(o, task))
@@ -716,7 +733,7 @@ export function checkEvalOptions(config: EvalConfig, task: Task): void {
       throw new ConfigError(`--${option.flag} is not used by ${task.name} (its own flags: ${own})`);
     }
     const needed = option.requires && evalOption(option.requires);
-    if (needed && config[needed.key] === undefined) {
+    if (needed && (config as Record<string, unknown>)[needed.key] === undefined) {
       throw new ConfigError(`--${option.flag} needs --${needed.flag}`);
     }
     if (option.kind === "integer" || option.kind === "number") checkNumber(option, value as number);

@@ -157,7 +157,7 @@ function nameValue(value: string, flag: string): [string, string] {
 export function givenRoles(config: EvalConfig): Map<string, GivenRole> {
   const gathered = new Gathered();
   for (const option of EVAL_OPTIONS) {
-    const value = config[option.key];
+    const value = (config as Record<string, unknown>)[option.key];
     if (!option.role || value === undefined) continue;
     gathered.set(option.role.name, option.role.field, value as RoleConfig["model"], `--${option.flag}`);
   }
