@@ -375,3 +375,16 @@ Deno.test("the flags a benchmark takes follow from the roles its scorers, solver
   assertStringIncludes(help.stdout, "--role-opt");
   assert(!help.stdout.includes("--judge-runs"));
 });
+
+Deno.test("a role's alias flags need its model however it is given (--role judge=X --judge-runs 2)", async () => {
+  const plan = await planEval(
+    llmeval({ roles: ["judge=j", "translator=t"], judgeRuns: 2, translatorConcurrency: 3 }),
+  );
+  assertEquals(plan.judgeRuns, 2);
+  assertEquals(plan.roles.find((r) => r.name === "translator")!.providers[0].concurrency, 3);
+  await assertRejects(
+    () => planEval(llmeval({ translator: "t", judgeRuns: 2 })),
+    ConfigError,
+    "--judge-runs needs --judge",
+  );
+});

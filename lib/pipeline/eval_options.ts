@@ -12,7 +12,7 @@ import { ConfigError } from "../core/errors.ts";
 import type { Task } from "../core/task.ts";
 import { ablationsFor, checkAblation, parseAblation } from "../ablations/condition.ts";
 import type { EvalConfig } from "./eval_config.ts";
-import type { RoleConfig } from "./role_config.ts";
+import { givenRoles, type RoleConfig } from "./role_config.ts";
 import { DEFAULT_CONCURRENCY } from "../providers/types.ts";
 
 /** One key of {@linkcode RoleConfig} as `--role-opt NAME.KEY=VALUE` takes it. */
@@ -592,7 +592,9 @@ const OPTION_TABLE = [
     value: "NAME=MODEL",
     scope: "common",
     section: "roles",
-    help: "model of a role the benchmark declares, repeatable (e.g. rephraser=gpt-4o)",
+    help:
+      "model of any role, repeatable: a role the benchmark or a condition calls (e.g. rephraser=gpt-4o), " +
+      "or model, judge (repeat for a jury), translator, embed as their own flags set them",
   },
   {
     flag: "role-base-url",
@@ -733,7 +735,11 @@ export function checkEvalOptions(config: EvalConfig, task: Task): void {
       throw new ConfigError(`--${option.flag} is not used by ${task.name} (its own flags: ${own})`);
     }
     const needed = option.requires && evalOption(option.requires);
-    if (needed && (config as Record<string, unknown>)[needed.key] === undefined) {
+    // A role's alias needs the role's model, however it is given (`--judge X` or `--role judge=X`).
+    const modelGiven = needed && needed.role?.field === "model" && needed.role.name === option.role?.name
+      ? givenRoles(config).get(needed.role.name)?.config.model !== undefined
+      : needed && (config as Record<string, unknown>)[needed.key] !== undefined;
+    if (needed && !modelGiven) {
       throw new ConfigError(`--${option.flag} needs --${needed.flag}`);
     }
     if (option.kind === "integer" || option.kind === "number") checkNumber(option, value as number);
