@@ -36,18 +36,20 @@ import {
  * name that is not a variable name (a key pasted by mistake) is refused without being echoed.
  */
 export function requireEnv(flag: string, names: string): void {
+  // `api-key-env` is named as `--api-key-env`; `--role-opt x.api-key-env` and `roles.x.apiKeyEnv` as they are.
+  const source = flag.startsWith("--") || flag.startsWith("roles.") ? flag : `--${flag}`;
   const list = names.split(",").map((name) => name.trim());
   for (const name of list) {
     if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) {
       throw new ConfigError(
         name === ""
-          ? `--${flag}: an empty variable name in a list of ${list.length} (expected VAR or VAR_A,VAR_B,...)`
-          : `--${flag}: expects the NAME of an environment variable (e.g. OPENAI_API_KEY), never a key itself`,
+          ? `${source}: an empty variable name in a list of ${list.length} (expected VAR or VAR_A,VAR_B,...)`
+          : `${source}: expects the NAME of an environment variable (e.g. OPENAI_API_KEY), never a key itself`,
       );
     }
     if (Deno.env.get(name) === undefined) {
       const of = list.length > 1 ? ` (of ${list.join(",")})` : "";
-      throw new ConfigError(`--${flag}: the environment variable ${name}${of} is not set`);
+      throw new ConfigError(`${source}: the environment variable ${name}${of} is not set`);
     }
   }
 }
@@ -156,7 +158,7 @@ function checkJudges(task: Task, judge: GivenRole | undefined): void {
 function keyVariable(role: string, given: GivenRole, model: GivenRole): { env?: string; flag?: string } {
   const env = given.config.apiKeyEnv;
   if (env !== undefined) {
-    requireEnv(given.flags.apiKeyEnv!.slice(2), env);
+    requireEnv(given.flags.apiKeyEnv!, env);
     return { env, flag: given.flags.apiKeyEnv };
   }
   if (role === "model") return { flag: roleFlag("model", "apiKeyEnv") };

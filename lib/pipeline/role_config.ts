@@ -178,7 +178,9 @@ export function givenRoles(config: EvalConfig): Map<string, GivenRole> {
         if (value === undefined) continue;
         const key = ROLE_KEYS.find((k) => k.field === field);
         if (!key) throw new ConfigError(`roles.${name}: unknown field "${field}"`);
-        gathered.set(name, key.field, value, `roles.${name}.${field}`);
+        const source = `roles.${name}.${field}`;
+        const checked = key.kind === "string" ? value : roleNumber(key, String(value), source);
+        gathered.set(name, key.field, checked, source);
       }
     }
   }
