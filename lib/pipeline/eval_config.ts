@@ -5,13 +5,13 @@
  * fields whose type is wider than their flag's. The roles (model under test, judges, translator, embeddings
  * model, a task's own) are set through `roles` and `roleOptions` (`--role`, `--role-opt`) or the flat alias
  * fields (`model`, `judge`, `judgeRuns`, `translator`, `embedModel`, ...), which planning gathers into one
- * {@linkcode RoleConfig} per role (`givenRoles` in `role_config.ts`); ranges and defaults of every role key live
+ * {@linkcode RoleConfig} per role (`givenRoles` in `given_roles.ts`); ranges and defaults of every role key live
  * in `ROLE_KEYS`.
  * @module
  */
 import type { RetryPolicy } from "../providers/transport/retry.ts";
 import type { OptionFields } from "./eval_options.ts";
-import type { RoleConfig } from "./role_config.ts";
+import type { RoleConfig } from "./role_keys.ts";
 
 /** Everything `deno task eval` can be told. */
 export type EvalConfig = Omit<OptionFields, "model" | "out" | "judge" | "roles"> & {

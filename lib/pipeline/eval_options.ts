@@ -3,68 +3,16 @@
  * {@linkcode EvalConfig}, its kind and range, its help text, the role setting it is an alias of, and whether
  * every benchmark takes it or only the benchmarks it applies to (derived from the roles the benchmark's
  * scorers, solver and role table declare, or from what else it declares: ratings, robustness sources, load
- * options). Also the keys every role takes ({@linkcode ROLE_KEYS}) with their defaults. The command line builds
- * its parser, its usage text and the config from these tables; the plan checks ranges and applicable flags
- * against them before anything is written.
+ * options). The keys every role takes, with their defaults, are `ROLE_KEYS` (`role_keys.ts`). The command line
+ * builds its parser, its usage text and the config from this table; `check_options.ts` checks ranges and
+ * applicable flags against it before anything is written.
  * @module
  */
 import { ConfigError } from "../core/errors.ts";
 import type { Task } from "../core/task.ts";
-import { ablationsFor, checkAblation, parseAblation } from "../ablations/condition.ts";
-import type { EvalConfig } from "./eval_config.ts";
-import { givenRoles, type RoleConfig } from "./role_config.ts";
+import { ablationsFor } from "../ablations/condition.ts";
+import { ROLE_KEYS, type RoleConfig, roleDefault } from "./role_keys.ts";
 import { DEFAULT_CONCURRENCY } from "../providers/types.ts";
-
-/** One key of {@linkcode RoleConfig} as `--role-opt NAME.KEY=VALUE` takes it. */
-export interface RoleKey {
-  /** The key as written after the role name, e.g. `base-url`. */
-  key: string;
-  /** The field of {@linkcode RoleConfig} it sets. */
-  field: keyof RoleConfig;
-  /** `string`, `integer` or `number`. */
-  kind: "string" | "integer" | "number";
-  /** Smallest allowed value (numbers). */
-  min?: number;
-  /** Largest allowed value (numbers). */
-  max?: number;
-  /** `true` when the value must be greater than `min`. */
-  exclusiveMin?: boolean;
-  /** The only roles that take it (default every role). */
-  only?: readonly string[];
-  /** Roles that never take it (e.g. generation parameters for embeddings). */
-  not?: readonly string[];
-  /** Default value by role (`*` for every role): the one place a role's default lives. */
-  defaults?: Readonly<Record<string, number>>;
-}
-
-/** The keys every role takes, with their ranges and defaults. */
-export const ROLE_KEYS: readonly RoleKey[] = [
-  { key: "model", field: "model", kind: "string" },
-  { key: "base-url", field: "baseUrl", kind: "string" },
-  { key: "api-key-env", field: "apiKeyEnv", kind: "string" },
-  {
-    key: "concurrency",
-    field: "concurrency",
-    kind: "integer",
-    min: 1,
-    defaults: { "*": DEFAULT_CONCURRENCY },
-  },
-  { key: "rpm", field: "rpm", kind: "integer", min: 1 },
-  { key: "tpm", field: "tpm", kind: "integer", min: 1 },
-  { key: "temperature", field: "temperature", kind: "number", min: 0, max: 2, not: ["embed"] },
-  { key: "seed", field: "seed", kind: "integer", min: 0, not: ["embed"], defaults: { judge: 0 } },
-  { key: "max-tokens", field: "maxTokens", kind: "integer", min: 1, not: ["embed"] },
-  { key: "runs", field: "runs", kind: "integer", min: 1, only: ["judge"], defaults: { judge: 3 } },
-];
-
-/** The roles with aliases of their own: the model under test, judges, translator and embeddings model. */
-export const BUILT_IN_ROLES = ["model", "judge", "translator", "embed"] as const;
-
-/** Returns the default of `field` for `role` from {@linkcode ROLE_KEYS} (`undefined` when it has none). */
-export function roleDefault(role: string, field: keyof RoleConfig): number | undefined {
-  const defaults = ROLE_KEYS.find((k) => k.field === field)?.defaults;
-  return defaults?.[role] ?? defaults?.["*"];
-}
 
 /** One setting of `deno task eval`. */
 export interface EvalOption {
@@ -718,33 +666,6 @@ export function taskOptions(task: Task): EvalOption[] {
       ? { ...o, help: `condition beside the baseline, repeatable: ${ablationsFor(task).join(", ")}` }
       : o
   );
-}
-
-/**
- * Checks `config` against the table for `task`: benchmark options that do not apply to the task, numbers out
- * of range or not integers, and ablations that cannot apply to the task are a {@linkcode ConfigError} naming
- * the flag.
- */
-export function checkEvalOptions(config: EvalConfig, task: Task): void {
-  for (const option of EVAL_OPTIONS) {
-    const value = (config as Record<string, unknown>)[option.key];
-    if (value === undefined) continue;
-    if (!optionApplies(option, task)) {
-      const own = EVAL_OPTIONS.filter((o) => o.scope === "benchmark" && optionApplies(o, task))
-        .map((o) => `--${o.flag}`).join(", ") || "none";
-      throw new ConfigError(`--${option.flag} is not used by ${task.name} (its own flags: ${own})`);
-    }
-    const needed = option.requires && evalOption(option.requires);
-    // A role's alias needs the role's model, however it is given (`--judge X` or `--role judge=X`).
-    const modelGiven = needed && needed.role?.field === "model" && needed.role.name === option.role?.name
-      ? givenRoles(config).get(needed.role.name)?.config.model !== undefined
-      : needed && (config as Record<string, unknown>)[needed.key] !== undefined;
-    if (needed && !modelGiven) {
-      throw new ConfigError(`--${option.flag} needs --${needed.flag}`);
-    }
-    if (option.kind === "integer" || option.kind === "number") checkNumber(option, value as number);
-  }
-  for (const ablation of config.ablations ?? []) checkAblation(parseAblation(ablation), task);
 }
 
 /**

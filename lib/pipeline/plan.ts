@@ -32,7 +32,7 @@ import { DEFAULT_RETRY_POLICY, type RetryPolicy } from "../providers/transport/r
 import { findChromium } from "../report/chromium.ts";
 import { type RatingsFile, readRatings } from "../store/import_ratings.ts";
 import type { EvalConfig } from "./eval_config.ts";
-import { checkEvalOptions } from "./eval_options.ts";
+import { checkEvalOptions } from "./check_options.ts";
 import { parseShard, type Shard, shardCondition, shardSamples } from "./shard.ts";
 import { namedSettings, planRoles, requireEnv, type RoleEndpoints } from "./plan_roles.ts";
 import type { RolePlan } from "./roles.ts";

@@ -18,17 +18,17 @@ import { batchRoleProviders } from "../providers/batch/batch.ts";
 import type { ChatProvider } from "../providers/types.ts";
 import type { RolePlan } from "./roles.ts";
 import type { EvalConfig } from "./eval_config.ts";
-import { roleDefault, taskRoles } from "./eval_options.ts";
+import { taskRoles } from "./eval_options.ts";
+import { type RoleConfig, roleDefault } from "./role_keys.ts";
 import {
   checkModelsGiven,
   type GivenRole,
   givenRoles,
   modelHint,
   oneModel,
-  type RoleConfig,
   roleFlag,
   roleSuggestion,
-} from "./role_config.ts";
+} from "./given_roles.ts";
 
 /**
  * Every variable named by `--FLAG VAR[,VAR...]` must be set: a typo would otherwise send requests without a

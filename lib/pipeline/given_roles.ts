@@ -9,31 +9,8 @@
  */
 import { ConfigError } from "../core/errors.ts";
 import type { EvalConfig } from "./eval_config.ts";
-import { EVAL_OPTIONS, ROLE_KEYS, type RoleKey } from "./eval_options.ts";
-
-/** How one role of a run is served and called. */
-export interface RoleConfig {
-  /** Model name (or `offline:*`); several make a jury (the `judge` role only). */
-  model?: string | string[];
-  /** OpenAI-compatible base URL, or several comma-separated (default: the model's, then `$OPENAI_BASE_URL`). */
-  baseUrl?: string;
-  /** Environment variable(s) with its API key (default `<ROLE>_API_KEY` when set, else `OPENAI_API_KEY`). */
-  apiKeyEnv?: string;
-  /** Requests in flight, per base URL (default: the model's, then 8). */
-  concurrency?: number;
-  /** Requests per minute, per base URL (and model). */
-  rpm?: number;
-  /** Tokens (prompt + max tokens) per minute, per base URL (and model). */
-  tpm?: number;
-  /** Sampling temperature of its requests. */
-  temperature?: number;
-  /** Sampling seed of its requests (the judge's run r uses seed + r - 1). */
-  seed?: number;
-  /** New tokens per request. */
-  maxTokens?: number;
-  /** Judgings per answer (the `judge` role only). */
-  runs?: number;
-}
+import { EVAL_OPTIONS } from "./eval_options.ts";
+import { ROLE_KEYS, type RoleConfig, type RoleKey } from "./role_keys.ts";
 
 /** A role as given: its settings and, for each one set, the flag that set it. */
 export interface GivenRole {
