@@ -27,7 +27,6 @@ async function toyTask(): Promise<Task> {
   return {
     ...base,
     name: "toy",
-    flags: [],
     load: loadToy,
     auxiliary: [{ name: "train", description: "exemplars", load: loadToy }],
     solver: {

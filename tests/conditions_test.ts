@@ -57,7 +57,6 @@ function toyTask(data: Partial<Task> = {}): Task {
     language: "en",
     defaultDataPath: "toy.jsonl",
     groupFields: [],
-    flags: [],
     description: "a toy",
     generation: {},
     load: () => Promise.resolve([]),

@@ -7,7 +7,13 @@ import { parseArgs } from "node:util";
 import { BENCHMARKS, getTask } from "../benchmarks/registry.ts";
 import { ConfigError, InputError } from "../core/errors.ts";
 import { safeName } from "../core/fs.ts";
-import { checkNumber, EVAL_OPTIONS, evalOption, taskOptions } from "../pipeline/eval_options.ts";
+import {
+  checkNumber,
+  EVAL_OPTIONS,
+  evalOption,
+  optionApplies,
+  taskOptions,
+} from "../pipeline/eval_options.ts";
 import { runEval } from "../pipeline/run_eval.ts";
 import { tagCommand } from "./tag.ts";
 import { type EvalConfig } from "../pipeline/eval_config.ts";
@@ -30,12 +36,12 @@ export async function evalUsage(benchmark?: string): Promise<string> {
   if (task) lines.push(`${task.title}: ${task.description}`, "");
   for (const section of new Set(options.map((o) => o.section))) {
     const inSection = options.filter((o) => o.section === section);
-    const users = tasks.filter((t) => t.flags.includes(inSection[0].flag)).map((t) => t.name);
+    const users = tasks.filter((t) => optionApplies(inSection[0], t)).map((t) => t.name);
     lines.push(`${section}${task || inSection[0].scope === "common" ? "" : ` (${users.join(", ")} only)`}:`);
     for (const o of inSection) {
       // A benchmark's own flag in a section of common ones says whose it is.
       const own = !task && o.scope === "benchmark" && inSection[0].scope === "common"
-        ? ` (${tasks.filter((t) => t.flags.includes(o.flag)).map((t) => t.name).join(", ")} only)`
+        ? ` (${tasks.filter((t) => optionApplies(o, t)).map((t) => t.name).join(", ")} only)`
         : "";
       lines.push(`${`  --${o.flag}${o.value ? ` ${o.value}` : ""}`.padEnd(30)} ${o.help}${own}`);
     }
@@ -120,7 +126,8 @@ function evalConfig(benchmark: string, values: Record<string, unknown>): EvalCon
     } else if (option.kind === "boolean") config[option.key] = option.negates ? !raw : raw;
     else config[option.key] = raw;
   }
-  if (!config.model) {
+  const modelRole = (config.roles as string[] | undefined)?.find((r) => r.startsWith("model="));
+  if (!config.model && !modelRole) {
     throw new ConfigError(
       "--model is required (a served model name, or offline:reference / offline:retrieval)",
     );
@@ -128,7 +135,8 @@ function evalConfig(benchmark: string, values: Record<string, unknown>): EvalCon
   const stamp = new Date().toISOString().replace(/[:.]/g, "-");
   // A task file's runs go under its file name, not under the path it was given by.
   const name = benchmark.replace(/^.*\//, "").replace(/\.(ya?ml|json)$/i, "");
-  config.out ??= `runs/${safeName(name)}/${safeName(String(config.model))}-${stamp}`;
+  const model = config.model ?? modelRole!.slice("model=".length);
+  config.out ??= `runs/${safeName(name)}/${safeName(String(model))}-${stamp}`;
   return config as unknown as EvalConfig;
 }
 

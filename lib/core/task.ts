@@ -271,10 +271,11 @@ export interface Task {
   /** Fields tables group by, e.g. `category`, `difficulty`. */
   readonly groupFields: readonly string[];
   /**
-   * The benchmark-specific flags it uses, beyond those every benchmark takes (e.g. `judge`, `judge-runs`,
-   * `human-eval`, `embed-model`); any other benchmark-specific flag given for it is an error, not ignored.
+   * The load options its loader honours (`--columns`, `--split`); any other is refused for it. The other
+   * benchmark flags follow from what it declares: its roles (`--judge-*`, `--embed-*`), `ratings`
+   * (`--human-eval`), `robustness` (`--robustness*`).
    */
-  readonly flags: readonly string[];
+  readonly loadOptions?: readonly ("columns" | "split")[];
   /** One paragraph for `deno task eval <benchmark> --help`: what is asked, how it is scored. */
   readonly description: string;
   /** Default generation parameters of the model under test. */

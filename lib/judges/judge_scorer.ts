@@ -16,19 +16,6 @@ import type { Reducer } from "../metrics/reducers.ts";
 import { afterReasoning } from "../text/reasoning.ts";
 import { jsonObjectIn } from "./reply_json.ts";
 
-/** The `eval` flags of a benchmark scored by a judge role (its `Task.flags` start with these). */
-export const JUDGE_FLAGS = [
-  "judge",
-  "judge-base-url",
-  "judge-api-key-env",
-  "judge-runs",
-  "judge-concurrency",
-  "judge-temperature",
-  "judge-seed",
-  "judge-rpm",
-  "judge-tpm",
-] as const;
-
 /**
  * How a jury's judges are combined into one value per sample: the mean of their values, the majority value
  * (a tie gives no value), or the majority with a tie going to the smallest value (`majority-low`).

@@ -1,21 +1,25 @@
 /**
  * Every setting of an evaluation run, in one table: its command-line flag, its field in
- * {@linkcode EvalConfig}, its kind and range, its help text, and whether every benchmark takes it or only the
- * benchmarks that declare it (`Task.flags`). The command line builds its parser, its usage text and the
- * config from this table; the plan checks ranges and declared flags against it before anything is written.
+ * {@linkcode EvalConfig}, its kind and range, its help text, the role setting it is an alias of, and whether
+ * every benchmark takes it or only the benchmarks it applies to (derived from the roles the benchmark's
+ * scorers, solver and role table declare, or from what else it declares: ratings, robustness sources, load
+ * options). The keys every role takes, with their defaults, are `ROLE_KEYS` (`role_keys.ts`). The command line
+ * builds its parser, its usage text and the config from this table; `check_options.ts` checks ranges and
+ * applicable flags against it before anything is written.
  * @module
  */
 import { ConfigError } from "../core/errors.ts";
 import type { Task } from "../core/task.ts";
-import { ablationsFor, checkAblation, parseAblation } from "../ablations/condition.ts";
-import type { EvalConfig } from "./eval_config.ts";
+import { ablationsFor } from "../ablations/condition.ts";
+import { ROLE_KEYS, type RoleConfig, roleDefault } from "./role_keys.ts";
+import { DEFAULT_CONCURRENCY } from "../providers/types.ts";
 
 /** One setting of `deno task eval`. */
 export interface EvalOption {
   /** Flag name without dashes, e.g. `judge-runs`. */
   flag: string;
-  /** Field of {@linkcode EvalConfig} it sets. */
-  key: keyof EvalConfig;
+  /** Field of {@linkcode EvalConfig} it sets (the table declares these fields: see {@linkcode OptionFields}). */
+  key: string;
   /** `string`, `strings` (repeatable), `integer`, `number`, or `boolean` (a switch). */
   kind: "string" | "strings" | "integer" | "number" | "boolean";
   /** A switch that sets its field to `false` (`--no-render` → `renderFigures: false`). */
@@ -30,8 +34,15 @@ export interface EvalOption {
   exclusiveMin?: boolean;
   /** Another flag without which this one means nothing (`judge-runs` needs `judge`). */
   requires?: string;
-  /** `common`: every benchmark takes it; `benchmark`: only benchmarks whose `Task.flags` list it. */
+  /**
+   * `common`: every benchmark takes it; `benchmark`: only the benchmarks it applies to — those calling its
+   * role (`role`), or those `applies` accepts.
+   */
   scope: "common" | "benchmark";
+  /** The role setting this flag is a short alias of (`--judge-runs` sets the judge's `runs`). */
+  role?: { name: string; field: keyof RoleConfig };
+  /** For a benchmark option that sets no role: whether `task` takes it. */
+  applies?: (task: Task) => boolean;
   /** Usage section. */
   section:
     | "model"
@@ -46,10 +57,11 @@ export interface EvalOption {
   help: string;
 }
 
-/** All settings of `deno task eval`, in the order usage lists them. */
-export const EVAL_OPTIONS: readonly EvalOption[] = [
+/** The option table as written: its literal types declare {@linkcode OptionFields}. */
+const OPTION_TABLE = [
   {
     flag: "model",
+    role: { name: "model", field: "model" },
     key: "model",
     kind: "string",
     value: "NAME",
@@ -59,6 +71,7 @@ export const EVAL_OPTIONS: readonly EvalOption[] = [
   },
   {
     flag: "base-url",
+    role: { name: "model", field: "baseUrl" },
     key: "baseUrl",
     kind: "string",
     value: "URL",
@@ -68,6 +81,7 @@ export const EVAL_OPTIONS: readonly EvalOption[] = [
   },
   {
     flag: "api-key-env",
+    role: { name: "model", field: "apiKeyEnv" },
     key: "apiKeyEnv",
     kind: "string",
     value: "VAR",
@@ -77,6 +91,7 @@ export const EVAL_OPTIONS: readonly EvalOption[] = [
   },
   {
     flag: "temperature",
+    role: { name: "model", field: "temperature" },
     key: "temperature",
     kind: "number",
     value: "T",
@@ -88,6 +103,7 @@ export const EVAL_OPTIONS: readonly EvalOption[] = [
   },
   {
     flag: "max-tokens",
+    role: { name: "model", field: "maxTokens" },
     key: "maxTokens",
     kind: "integer",
     value: "N",
@@ -98,6 +114,7 @@ export const EVAL_OPTIONS: readonly EvalOption[] = [
   },
   {
     flag: "seed",
+    role: { name: "model", field: "seed" },
     key: "seed",
     kind: "integer",
     value: "N",
@@ -117,6 +134,7 @@ export const EVAL_OPTIONS: readonly EvalOption[] = [
   },
   {
     flag: "columns",
+    applies: (task) => task.loadOptions?.includes("columns") ?? false,
     key: "columns",
     kind: "string",
     value: "KEY=COLUMN,...",
@@ -126,6 +144,7 @@ export const EVAL_OPTIONS: readonly EvalOption[] = [
   },
   {
     flag: "split",
+    applies: (task) => task.loadOptions?.includes("split") ?? false,
     key: "split",
     kind: "string",
     value: "NAME",
@@ -190,16 +209,19 @@ export const EVAL_OPTIONS: readonly EvalOption[] = [
   },
   {
     flag: "concurrency",
+    role: { name: "model", field: "concurrency" },
     key: "concurrency",
     kind: "integer",
     value: "N",
     min: 1,
     scope: "common",
     section: "run",
-    help: "model requests in flight (default 8), per base URL when --base-url lists several",
+    help:
+      `model requests in flight (default ${DEFAULT_CONCURRENCY}), per base URL when --base-url lists several`,
   },
   {
     flag: "rpm",
+    role: { name: "model", field: "rpm" },
     key: "rpm",
     kind: "integer",
     value: "N",
@@ -210,6 +232,7 @@ export const EVAL_OPTIONS: readonly EvalOption[] = [
   },
   {
     flag: "tpm",
+    role: { name: "model", field: "tpm" },
     key: "tpm",
     kind: "integer",
     value: "N",
@@ -316,6 +339,7 @@ export const EVAL_OPTIONS: readonly EvalOption[] = [
   },
   {
     flag: "robustness",
+    applies: (task) => task.robustness !== undefined,
     key: "robustness",
     kind: "boolean",
     scope: "benchmark",
@@ -327,6 +351,7 @@ export const EVAL_OPTIONS: readonly EvalOption[] = [
   },
   {
     flag: "robustness-sets",
+    applies: (task) => task.robustness !== undefined,
     requires: "robustness",
     key: "robustnessSets",
     kind: "string",
@@ -337,6 +362,7 @@ export const EVAL_OPTIONS: readonly EvalOption[] = [
   },
   {
     flag: "robustness-variants",
+    applies: (task) => task.robustness !== undefined,
     requires: "robustness",
     key: "robustnessVariants",
     kind: "integer",
@@ -358,6 +384,7 @@ export const EVAL_OPTIONS: readonly EvalOption[] = [
   },
   {
     flag: "judge",
+    role: { name: "judge", field: "model" },
     key: "judge",
     kind: "strings",
     value: "NAME",
@@ -369,6 +396,7 @@ export const EVAL_OPTIONS: readonly EvalOption[] = [
   },
   {
     flag: "judge-base-url",
+    role: { name: "judge", field: "baseUrl" },
     requires: "judge",
     key: "judgeBaseUrl",
     kind: "string",
@@ -379,6 +407,7 @@ export const EVAL_OPTIONS: readonly EvalOption[] = [
   },
   {
     flag: "judge-api-key-env",
+    role: { name: "judge", field: "apiKeyEnv" },
     requires: "judge",
     key: "judgeApiKeyEnv",
     kind: "string",
@@ -389,6 +418,7 @@ export const EVAL_OPTIONS: readonly EvalOption[] = [
   },
   {
     flag: "judge-runs",
+    role: { name: "judge", field: "runs" },
     requires: "judge",
     key: "judgeRuns",
     kind: "integer",
@@ -396,10 +426,11 @@ export const EVAL_OPTIONS: readonly EvalOption[] = [
     min: 1,
     scope: "benchmark",
     section: "judge",
-    help: "judgings per answer (default 3, the protocol's)",
+    help: `judgings per answer (default ${roleDefault("judge", "runs")}, the protocol's)`,
   },
   {
     flag: "judge-concurrency",
+    role: { name: "judge", field: "concurrency" },
     requires: "judge",
     key: "judgeConcurrency",
     kind: "integer",
@@ -411,6 +442,7 @@ export const EVAL_OPTIONS: readonly EvalOption[] = [
   },
   {
     flag: "judge-rpm",
+    role: { name: "judge", field: "rpm" },
     requires: "judge",
     key: "judgeRpm",
     kind: "integer",
@@ -422,6 +454,7 @@ export const EVAL_OPTIONS: readonly EvalOption[] = [
   },
   {
     flag: "judge-tpm",
+    role: { name: "judge", field: "tpm" },
     requires: "judge",
     key: "judgeTpm",
     kind: "integer",
@@ -433,6 +466,7 @@ export const EVAL_OPTIONS: readonly EvalOption[] = [
   },
   {
     flag: "judge-temperature",
+    role: { name: "judge", field: "temperature" },
     requires: "judge",
     key: "judgeTemperature",
     kind: "number",
@@ -445,6 +479,7 @@ export const EVAL_OPTIONS: readonly EvalOption[] = [
   },
   {
     flag: "judge-seed",
+    role: { name: "judge", field: "seed" },
     requires: "judge",
     key: "judgeSeed",
     kind: "integer",
@@ -452,10 +487,11 @@ export const EVAL_OPTIONS: readonly EvalOption[] = [
     min: 0,
     scope: "benchmark",
     section: "judge",
-    help: "seed of judge run 1; run r uses N + r - 1 (default 0)",
+    help: `seed of judge run 1; run r uses N + r - 1 (default ${roleDefault("judge", "seed")})`,
   },
   {
     flag: "translator",
+    role: { name: "translator", field: "model" },
     key: "translator",
     kind: "string",
     value: "NAME",
@@ -465,6 +501,7 @@ export const EVAL_OPTIONS: readonly EvalOption[] = [
   },
   {
     flag: "translator-base-url",
+    role: { name: "translator", field: "baseUrl" },
     requires: "translator",
     key: "translatorBaseUrl",
     kind: "string",
@@ -475,6 +512,7 @@ export const EVAL_OPTIONS: readonly EvalOption[] = [
   },
   {
     flag: "translator-api-key-env",
+    role: { name: "translator", field: "apiKeyEnv" },
     requires: "translator",
     key: "translatorApiKeyEnv",
     kind: "string",
@@ -485,6 +523,7 @@ export const EVAL_OPTIONS: readonly EvalOption[] = [
   },
   {
     flag: "translator-concurrency",
+    role: { name: "translator", field: "concurrency" },
     requires: "translator",
     key: "translatorConcurrency",
     kind: "integer",
@@ -501,7 +540,9 @@ export const EVAL_OPTIONS: readonly EvalOption[] = [
     value: "NAME=MODEL",
     scope: "common",
     section: "roles",
-    help: "model of a role the benchmark declares, repeatable (e.g. rephraser=gpt-4o)",
+    help:
+      "model of any role, repeatable: a role the benchmark or a condition calls (e.g. rephraser=gpt-4o), " +
+      "or model, judge (repeat for a jury), translator, embed as their own flags set them",
   },
   {
     flag: "role-base-url",
@@ -524,6 +565,17 @@ export const EVAL_OPTIONS: readonly EvalOption[] = [
     help: "variable holding such a role's key (default <NAME>_API_KEY if set, else OPENAI_API_KEY)",
   },
   {
+    flag: "role-opt",
+    key: "roleOptions",
+    kind: "strings",
+    value: "NAME.KEY=VALUE",
+    scope: "common",
+    section: "roles",
+    help: `any setting of any role (model, judge, translator, embed, or the benchmark's own), repeatable: ${
+      ROLE_KEYS.map((k) => k.key).join(", ")
+    } (e.g. translator.rpm=60, embed.api-key-env=EMB_KEY, judge.runs=2); runs is the judge's`,
+  },
+  {
     flag: "aux",
     key: "aux",
     kind: "strings",
@@ -534,6 +586,7 @@ export const EVAL_OPTIONS: readonly EvalOption[] = [
   },
   {
     flag: "embed-model",
+    role: { name: "embed", field: "model" },
     key: "embedModel",
     kind: "string",
     value: "NAME",
@@ -543,6 +596,7 @@ export const EVAL_OPTIONS: readonly EvalOption[] = [
   },
   {
     flag: "embed-base-url",
+    role: { name: "embed", field: "baseUrl" },
     requires: "embed-model",
     key: "embedBaseUrl",
     kind: "string",
@@ -553,6 +607,7 @@ export const EVAL_OPTIONS: readonly EvalOption[] = [
   },
   {
     flag: "human-eval",
+    applies: (task) => task.ratings !== undefined,
     key: "humanEval",
     kind: "string",
     value: "CSV",
@@ -561,45 +616,56 @@ export const EVAL_OPTIONS: readonly EvalOption[] = [
     help: "human ratings sample_id,safety,B,C,D,E, imported into the run store as human:mtg " +
       "(MTG piecewise rule with Safety veto); deno task import-ratings does the same for any run",
   },
-];
+] as const satisfies readonly EvalOption[];
+
+/** All settings of `deno task eval`, in the order usage lists them. */
+export const EVAL_OPTIONS: readonly EvalOption[] = OPTION_TABLE;
+
+/** The value type of an option's kind. */
+type KindValue<K> = K extends "string" ? string
+  : K extends "strings" ? string[]
+  : K extends "boolean" ? boolean
+  : number;
+
+/**
+ * The flat fields of {@linkcode EvalConfig} the option table declares, each typed by its kind: declared once,
+ * here, with their flag, range and help; `EvalConfig` adds only what no flag sets.
+ */
+export type OptionFields = {
+  -readonly [O in (typeof OPTION_TABLE)[number] as O["key"]]?: KindValue<O["kind"]>;
+};
 
 /** Returns the option set by `flag`, if any. */
 export function evalOption(flag: string): EvalOption | undefined {
   return EVAL_OPTIONS.find((o) => o.flag === flag);
 }
 
+/** Returns the roles `task` itself calls: its scorers', its solver's and those of its role table. */
+export function taskRoles(task: Pick<Task, "scorers" | "solver" | "roles">): Set<string> {
+  return new Set([
+    ...task.scorers.flatMap((s) => s.roles),
+    ...(task.solver.roles ?? []),
+    ...(task.roles ?? []).map((r) => r.name),
+  ]);
+}
+
+/** Returns `true` when `task` takes `option`: every benchmark takes common options; role options need the role. */
+export function optionApplies(option: EvalOption, task: Task): boolean {
+  if (option.scope === "common") return true;
+  if (option.role) return taskRoles(task).has(option.role.name);
+  return option.applies?.(task) ?? false;
+}
+
 /**
- * Returns the options `task` takes: every common one and the benchmark options it declares, with `--ablation`
- * listing only the conditions that apply to the task.
+ * Returns the options `task` takes: every common one and the benchmark options that apply to it, with
+ * `--ablation` listing only the conditions that apply to the task.
  */
 export function taskOptions(task: Task): EvalOption[] {
-  return EVAL_OPTIONS.filter((o) => o.scope === "common" || task.flags.includes(o.flag)).map((o) =>
+  return EVAL_OPTIONS.filter((o) => optionApplies(o, task)).map((o) =>
     o.flag === "ablation"
       ? { ...o, help: `condition beside the baseline, repeatable: ${ablationsFor(task).join(", ")}` }
       : o
   );
-}
-
-/**
- * Checks `config` against the table for `task`: benchmark options the task does not declare, numbers out of
- * range or not integers, and ablations that cannot apply to the task are a {@linkcode ConfigError} naming the
- * flag.
- */
-export function checkEvalOptions(config: EvalConfig, task: Task): void {
-  for (const option of EVAL_OPTIONS) {
-    const value = config[option.key];
-    if (value === undefined) continue;
-    if (option.scope === "benchmark" && !task.flags.includes(option.flag)) {
-      const own = task.flags.map((f) => `--${f}`).join(", ") || "none";
-      throw new ConfigError(`--${option.flag} is not used by ${task.name} (its own flags: ${own})`);
-    }
-    const needed = option.requires && evalOption(option.requires);
-    if (needed && config[needed.key] === undefined) {
-      throw new ConfigError(`--${option.flag} needs --${needed.flag}`);
-    }
-    if (option.kind === "integer" || option.kind === "number") checkNumber(option, value as number);
-  }
-  for (const ablation of config.ablations ?? []) checkAblation(parseAblation(ablation), task);
 }
 
 /**

@@ -34,7 +34,7 @@ import { DEFAULT_RETRY_POLICY, type RetryPolicy } from "../providers/transport/r
 import { findChromium } from "../report/chromium.ts";
 import { type RatingsFile, readRatings } from "../store/import_ratings.ts";
 import type { EvalConfig } from "./eval_config.ts";
-import { checkEvalOptions } from "./eval_options.ts";
+import { checkEvalOptions } from "./check_options.ts";
 import { parseShard, type Shard, shardCondition, shardSamples } from "./shard.ts";
 import { namedSettings, planRoles, requireEnv, type RoleEndpoints } from "./plan_roles.ts";
 import type { RolePlan } from "./roles.ts";
@@ -130,7 +130,9 @@ function runIdentity(
   task: Task,
   resolved: {
     generation: GenerationParams;
+    model: string;
     judgeRuns: number;
+    judgeParams: { temperature: number | undefined; seed: number };
     roles: RolePlan[];
     auxiliary: Map<string, AuxiliaryData>;
   },
@@ -144,12 +146,12 @@ function runIdentity(
   const templates = Object.assign({}, task.solver.templates, ...task.scorers.map((s) => s.templates ?? {}));
   return {
     benchmark: task.name,
-    model: config.model,
+    model: resolved.model,
     embedder: embed ? embed.providers[0].model : null,
     generation: resolved.generation,
     judge: judges.length === 0 ? null : judges.length === 1 ? judges[0] : judges,
     judge_runs: resolved.judgeRuns,
-    judge_params: { temperature: config.judgeTemperature, seed: config.judgeSeed ?? 0 },
+    judge_params: resolved.judgeParams,
     data_sha256: dataHash,
     samples: n,
     prompts: Object.fromEntries(Object.entries(templates).map(([k, v]) => [k, hashValue(v)])),
@@ -288,7 +290,6 @@ export async function planEval(config: EvalConfig, data?: EvalData): Promise<Eva
   checkEvalOptions(config, task);
   if (config.apiKeyEnv) requireEnv("api-key-env", config.apiKeyEnv);
   const loaded = data ?? await loadEvalData(task, config.data, loadOptions(config));
-  const judgeRuns = config.judgeRuns ?? 3;
   const perturbSeed = String(config.perturbSeed ?? 0);
   const robustness = planRobustness(config, task, perturbSeed);
   const kept = limitSamples(loaded.samples, config.limit);
@@ -315,15 +316,14 @@ export async function planEval(config: EvalConfig, data?: EvalData): Promise<Eva
     }
   }
   const buckets = config.buckets ? parseBucketSpec(config.buckets) : undefined;
-  const generation: GenerationParams = {
-    ...task.generation,
-    ...(config.temperature !== undefined ? { temperature: config.temperature } : {}),
-    ...(config.maxTokens !== undefined ? { maxTokens: config.maxTokens } : {}),
-    ...(config.seed !== undefined ? { seed: config.seed } : {}),
-  };
   const solvers = conditions.map((c) => withRobustness(conditionSolver(c, task), robustness));
   const applied = shard ? whole.map((c) => ({ ...c, applied: shardCondition(c.applied, samples) })) : whole;
-  const { plans: roles, judges, endpoints } = planRoles(config, task, solvers, allSamples, generation);
+  const { plans: roles, model, judges, endpoints, generation, judgeRuns, judgeParams } = planRoles(
+    config,
+    task,
+    solvers,
+    allSamples,
+  );
   const needed = new Set(solvers.flatMap((solver) => solver.auxiliary ?? []));
   const auxiliary = await loadAuxiliary(task, config, loaded, needed);
   let ratings: EvalPlan["ratings"];
@@ -341,7 +341,7 @@ export async function planEval(config: EvalConfig, data?: EvalData): Promise<Eva
   const identity = runIdentity(
     config,
     task,
-    { generation, judgeRuns, roles, auxiliary },
+    { model, generation, judgeRuns, judgeParams, roles, auxiliary },
     loaded.sha256,
     allSamples.length,
     robustness,

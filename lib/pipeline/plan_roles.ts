@@ -1,9 +1,11 @@
 /**
- * Planning a run's roles from its settings: the model under test, the judges of judge-scored tasks (several
- * for a jury), the roles the conditions' solvers and the task call (`translator`, or a task's own), and the
- * embeddings model. Each role's model, base URL and key variable are configurable; base URLs default to the
- * model's, then `$OPENAI_BASE_URL`; key variables to `<ROLE>_API_KEY` when set, else `OPENAI_API_KEY`.
- * Nothing is sent: every problem is a one-line {@linkcode ConfigError} naming the flag.
+ * Planning a run's roles from its settings, in one loop over the roles given (see {@linkcode givenRoles}): the
+ * model under test, the judges of judge-scored tasks (several for a jury), the roles the conditions' solvers
+ * and the task call (`translator`, or a task's own), and the embeddings model. Every role takes every key of
+ * `ROLE_KEYS`; base URLs default to the model's (when it is served), then `$OPENAI_BASE_URL`; concurrency to
+ * the model's, then the table's default; key variables to `<ROLE>_API_KEY` when set, else `OPENAI_API_KEY`
+ * (the embeddings model: the model's key). Nothing is sent: every problem is a one-line
+ * {@linkcode ConfigError} naming the flag.
  * @module
  */
 import type { GenerationParams } from "../core/chat.ts";
@@ -16,6 +18,17 @@ import { batchRoleProviders } from "../providers/batch/batch.ts";
 import type { ChatProvider } from "../providers/types.ts";
 import type { RolePlan } from "./roles.ts";
 import type { EvalConfig } from "./eval_config.ts";
+import { taskRoles } from "./eval_options.ts";
+import { type RoleConfig, roleDefault } from "./role_keys.ts";
+import {
+  checkModelsGiven,
+  type GivenRole,
+  givenRoles,
+  modelHint,
+  oneModel,
+  roleFlag,
+  roleSuggestion,
+} from "./given_roles.ts";
 
 /**
  * Every variable named by `--FLAG VAR[,VAR...]` must be set: a typo would otherwise send requests without a
@@ -23,18 +36,20 @@ import type { EvalConfig } from "./eval_config.ts";
  * name that is not a variable name (a key pasted by mistake) is refused without being echoed.
  */
 export function requireEnv(flag: string, names: string): void {
+  // `api-key-env` is named as `--api-key-env`; `--role-opt x.api-key-env` and `roles.x.apiKeyEnv` as they are.
+  const source = flag.startsWith("--") || flag.startsWith("roles.") ? flag : `--${flag}`;
   const list = names.split(",").map((name) => name.trim());
   for (const name of list) {
     if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) {
       throw new ConfigError(
         name === ""
-          ? `--${flag}: an empty variable name in a list of ${list.length} (expected VAR or VAR_A,VAR_B,...)`
-          : `--${flag}: expects the NAME of an environment variable (e.g. OPENAI_API_KEY), never a key itself`,
+          ? `${source}: an empty variable name in a list of ${list.length} (expected VAR or VAR_A,VAR_B,...)`
+          : `${source}: expects the NAME of an environment variable (e.g. OPENAI_API_KEY), never a key itself`,
       );
     }
     if (Deno.env.get(name) === undefined) {
       const of = list.length > 1 ? ` (of ${list.join(",")})` : "";
-      throw new ConfigError(`--${flag}: the environment variable ${name}${of} is not set`);
+      throw new ConfigError(`${source}: the environment variable ${name}${of} is not set`);
     }
   }
 }
@@ -44,27 +59,7 @@ function timeoutMs(config: EvalConfig): number {
   return (config.timeoutSeconds ?? 120) * 1000;
 }
 
-/** Returns the variable holding a role's key: the one given, else `<ROLE>_API_KEY` when set, else `OPENAI_API_KEY`. */
-function keyVariable(role: string, given: string | undefined, flag: string): string {
-  if (given) {
-    requireEnv(flag, given);
-    return given;
-  }
-  const own = `${role.toUpperCase().replace(/[^A-Z0-9]/g, "_")}_API_KEY`;
-  return Deno.env.get(own) ? own : "OPENAI_API_KEY";
-}
-
-/** The model's base URL when other roles may share it (an offline model has none). */
-function sharedBaseUrl(config: EvalConfig): string | undefined {
-  return config.model.startsWith("offline:") ? undefined : config.baseUrl;
-}
-
-/** Returns the judges given (`--judge` is repeatable for a jury). */
-export function judgeNames(config: EvalConfig): string[] {
-  return config.judge === undefined ? [] : Array.isArray(config.judge) ? config.judge : [config.judge];
-}
-
-/** Splits `NAME=VALUE` settings (`--role`, `--role-base-url`, `--aux`) into a map; errors name the flag. */
+/** Splits `NAME=VALUE` settings (`--aux`) into a map; errors name the flag. */
 export function namedSettings(values: readonly string[] | undefined, flag: string): Map<string, string> {
   const out = new Map<string, string>();
   for (const value of values ?? []) {
@@ -74,52 +69,6 @@ export function namedSettings(values: readonly string[] | undefined, flag: strin
     out.set(match[1], match[2]);
   }
   return out;
-}
-
-/** How one extra role is set: the model and, optionally, its base URL, key variable and concurrency. */
-interface RoleSetting {
-  model: string;
-  baseUrl?: string;
-  apiKeyEnv?: string;
-  concurrency?: number;
-  /** The flags that set it, for errors. */
-  flags: { model: string; baseUrl: string; apiKeyEnv: string };
-}
-
-/** Returns the settings of the roles beyond model, judge and embed: `--translator…` and `--role NAME=MODEL`. */
-function extraRoleSettings(config: EvalConfig): Map<string, RoleSetting> {
-  const settings = new Map<string, RoleSetting>();
-  if (config.translator) {
-    settings.set("translator", {
-      model: config.translator,
-      baseUrl: config.translatorBaseUrl,
-      apiKeyEnv: config.translatorApiKeyEnv,
-      concurrency: config.translatorConcurrency,
-      flags: { model: "translator", baseUrl: "translator-base-url", apiKeyEnv: "translator-api-key-env" },
-    });
-  }
-  const models = namedSettings(config.roles, "role");
-  const urls = namedSettings(config.roleBaseUrls, "role-base-url");
-  const keys = namedSettings(config.roleApiKeyEnvs, "role-api-key-env");
-  for (const [flag, named] of [["role-base-url", urls], ["role-api-key-env", keys]] as const) {
-    for (const name of named.keys()) {
-      if (!models.has(name)) {
-        throw new ConfigError(`--${flag}: ${name} has no model: pass --role ${name}=MODEL`);
-      }
-    }
-  }
-  for (const [name, model] of models) {
-    if (["model", "judge", "embed"].includes(name) || settings.has(name)) {
-      throw new ConfigError(`--role: ${name} has its own flags (--${name === "model" ? "model" : name})`);
-    }
-    settings.set(name, {
-      model,
-      baseUrl: urls.get(name),
-      apiKeyEnv: keys.get(name),
-      flags: { model: "role", baseUrl: "role-base-url", apiKeyEnv: "role-api-key-env" },
-    });
-  }
-  return settings;
 }
 
 /**
@@ -132,10 +81,18 @@ export type RoleEndpoints = Record<string, string[]>;
 export interface PlannedRoles {
   /** Every role of the run, `model` first. */
   plans: RolePlan[];
+  /** The model under test (by name). */
+  model: string;
   /** The judges' labels (empty without judges). */
   judges: string[];
   /** The addresses of each role's endpoints (roles served offline have none). */
   endpoints: RoleEndpoints;
+  /** The model's generation parameters: the task's, with the model role's temperature, max tokens and seed. */
+  generation: GenerationParams;
+  /** Judge runs per answer (the judge's `runs`, default from the table). */
+  judgeRuns: number;
+  /** The judge's temperature and seed (run 1), as the manifest records them. */
+  judgeParams: { temperature: number | undefined; seed: number };
 }
 
 /** Returns the provider of `settings` for `role`, adding the addresses it serves to `endpoints[role]`. */
@@ -152,54 +109,27 @@ function provide(
   return provider;
 }
 
-/** Returns the judge role, or `undefined` when no scorer calls a judge. */
-function planJudges(config: EvalConfig, task: Task, endpoints: RoleEndpoints): RolePlan | undefined {
-  const scorers = task.scorers.filter((s) => s.roles.includes("judge"));
-  if (scorers.length === 0) return undefined;
-  const names = judgeNames(config);
-  if (names.length === 0) {
-    throw new ConfigError(
-      `--judge: ${task.name} is scored by a judge: pass --judge NAME (with --judge-base-url URL), or --judge offline:overlap for an offline smoke test; the model under test is never used as its own judge by default`,
-    );
-  }
-  const repeated = names.find((n, i) => names.indexOf(n) !== i);
-  if (repeated) throw new ConfigError(`--judge: ${repeated} is given twice (a jury needs different judges)`);
-  const offline = Object.fromEntries(
-    Object.entries(OFFLINE_JUDGES).filter(([name]) => scorers.every((s) => s.offline?.includes(name))),
-  );
-  const apiKeyEnv = keyVariable("judge", config.judgeApiKeyEnv, "judge-api-key-env");
-  const modelBaseUrl = sharedBaseUrl(config);
-  const providers = names.map((name) =>
-    provide(endpoints, "judge", {
-      model: name,
-      baseUrl: config.judgeBaseUrl ?? modelBaseUrl,
-      baseUrlFlag: config.judgeBaseUrl || !modelBaseUrl ? "--judge-base-url" : "--base-url",
-      who: `--judge: judge "${name}"`,
-      apiKeyEnv,
-      apiKeyEnvFlag: config.judgeApiKeyEnv ? "--judge-api-key-env" : undefined,
-      timeoutMs: timeoutMs(config),
-      concurrency: config.judgeConcurrency ?? config.concurrency ?? 8,
-      rpm: config.judgeRpm,
-      tpm: config.judgeTpm,
-      offline,
-    })
-  );
+/** Returns the set generation parameters of a role (temperature, max tokens, seed). */
+function generationOf(config: RoleConfig): GenerationParams {
   return {
-    name: "judge",
-    providers,
-    defaults: { temperature: config.judgeTemperature, seed: config.judgeSeed ?? 0 },
+    ...(config.temperature !== undefined ? { temperature: config.temperature } : {}),
+    ...(config.maxTokens !== undefined ? { maxTokens: config.maxTokens } : {}),
+    ...(config.seed !== undefined ? { seed: config.seed } : {}),
   };
 }
 
-/** Returns the roles the solvers and the task call beyond model and judge, each required to be set. */
-function planExtraRoles(
-  config: EvalConfig,
+/**
+ * Returns the roles the run calls beyond `model` and `embed`, each with who needs it, and those a task allows
+ * without needing them. The judge is needed when a scorer calls it.
+ */
+function neededRoles(
   task: Task,
   solvers: readonly Solver[],
-  endpoints: RoleEndpoints,
-): RolePlan[] {
-  const settings = extraRoleSettings(config);
+): { needs: Map<string, string>; optional: Set<string> } {
   const needs = new Map<string, string>();
+  for (const scorer of task.scorers) {
+    for (const role of scorer.roles) if (!needs.has(role)) needs.set(role, `the ${scorer.name} scorer`);
+  }
   for (const solver of solvers) {
     for (const role of solver.roles ?? []) if (!needs.has(role)) needs.set(role, `the ${solver.name} solver`);
   }
@@ -207,96 +137,182 @@ function planExtraRoles(
     if (role.required && !needs.has(role.name)) needs.set(role.name, `${task.name} (${role.description})`);
   }
   const optional = new Set((task.roles ?? []).filter((r) => !r.required).map((r) => r.name));
-  for (const [name, setting] of settings) {
-    if (!needs.has(name) && !optional.has(name)) {
-      const flag = setting.flags.model === "role" ? `--role ${name}=…` : `--${setting.flags.model}`;
-      throw new ConfigError(`${flag}: nothing in this run calls a ${name} (e.g. --ablation pivot:en does)`);
-    }
-  }
-  // Every role given is needed or optional by now: plan the needed ones and the optional ones given.
-  const plans: RolePlan[] = [];
-  for (const name of new Set([...needs.keys(), ...settings.keys()])) {
-    const setting = settings.get(name);
-    if (!setting) {
-      const [flag, value] = name === "translator" ? ["translator", "NAME"] : ["role", `${name}=NAME`];
-      throw new ConfigError(`--${flag}: ${needs.get(name)} needs a ${name}: pass --${flag} ${value}`);
-    }
-    const modelBaseUrl = sharedBaseUrl(config);
-    plans.push({
-      name,
-      providers: [provide(endpoints, name, {
-        model: setting.model,
-        baseUrl: setting.baseUrl ?? modelBaseUrl,
-        baseUrlFlag: setting.baseUrl || !modelBaseUrl ? `--${setting.flags.baseUrl}` : "--base-url",
-        who: `--${setting.flags.model}: ${name} "${setting.model}"`,
-        apiKeyEnv: keyVariable(name, setting.apiKeyEnv, setting.flags.apiKeyEnv),
-        apiKeyEnvFlag: setting.apiKeyEnv ? `--${setting.flags.apiKeyEnv}` : undefined,
-        timeoutMs: timeoutMs(config),
-        concurrency: setting.concurrency ?? config.concurrency ?? 8,
-        offline: OFFLINE_ROLES[name] ?? {},
-      })],
-      defaults: {},
-    });
-  }
-  return plans;
+  return { needs, optional };
 }
 
-/** Returns the embeddings role when `--embed-model` is given. */
-function planEmbed(config: EvalConfig, endpoints: RoleEndpoints): RolePlan | undefined {
-  if (!config.embedModel) return undefined;
+/** Refuses a judge role that is needed but not given, or a jury naming one judge twice. */
+function checkJudges(task: Task, judge: GivenRole | undefined): void {
+  if (!judge) {
+    throw new ConfigError(
+      `--judge: ${task.name} is scored by a judge: pass --judge NAME (with --judge-base-url URL), or --judge offline:overlap for an offline smoke test; the model under test is never used as its own judge by default`,
+    );
+  }
+  const names = [judge.config.model!].flat();
+  const repeated = names.find((n, i) => names.indexOf(n) !== i);
+  if (repeated) {
+    throw new ConfigError(`${judge.flags.model}: ${repeated} is given twice (a jury needs different judges)`);
+  }
+}
+
+/** Returns the variable holding `role`'s key: given, else the model's (embeddings), `<ROLE>_API_KEY` or `OPENAI_API_KEY`. */
+function keyVariable(role: string, given: GivenRole, model: GivenRole): { env?: string; flag?: string } {
+  const env = given.config.apiKeyEnv;
+  if (env !== undefined) {
+    requireEnv(given.flags.apiKeyEnv!, env);
+    return { env, flag: given.flags.apiKeyEnv };
+  }
+  if (role === "model") return { flag: roleFlag("model", "apiKeyEnv") };
+  if (role === "embed") {
+    return { env: model.config.apiKeyEnv ?? "OPENAI_API_KEY", flag: model.flags.apiKeyEnv };
+  }
+  const own = `${role.toUpperCase().replace(/[^A-Z0-9]/g, "_")}_API_KEY`;
+  return { env: Deno.env.get(own) ? own : "OPENAI_API_KEY" };
+}
+
+/** Returns the provider settings of `role` served by `name` (one judge of a jury, or the role's model). */
+function providerSettings(
+  config: EvalConfig,
+  role: string,
+  name: string,
+  given: GivenRole,
+  model: GivenRole,
+  offline: Record<string, string> | undefined,
+): ProviderSettings {
+  const own = given.config;
+  const key = keyVariable(role, given, model);
+  // Other roles share the model's base URL when it is served (embeddings: even when it is not).
+  const modelBaseUrl = role === "embed" || !oneModel(model).startsWith("offline:")
+    ? model.config.baseUrl
+    : undefined;
+  const modelBaseUrlFlag = model.flags.baseUrl ?? "--base-url";
+  const baseUrlFlag = own.baseUrl !== undefined
+    ? given.flags.baseUrl
+    : role === "embed"
+    ? `${roleFlag(role, "baseUrl")} (or ${modelBaseUrlFlag})`
+    : modelBaseUrl
+    ? modelBaseUrlFlag
+    : roleFlag(role, "baseUrl");
+  const label = role === "embed" ? "embeddings model" : role;
   return {
-    name: "embed",
-    providers: [provide(endpoints, "embed", {
-      model: config.embedModel,
-      baseUrl: config.embedBaseUrl ?? config.baseUrl,
-      baseUrlFlag: config.embedBaseUrl ? "--embed-base-url" : "--embed-base-url (or --base-url)",
-      who: `--embed-model: embeddings model "${config.embedModel}"`,
-      apiKeyEnv: config.apiKeyEnv ?? "OPENAI_API_KEY",
-      apiKeyEnvFlag: config.apiKeyEnv ? "--api-key-env" : undefined,
-      timeoutMs: timeoutMs(config),
-      concurrency: config.concurrency,
-      offline: {},
-      embeddings: true,
-    })],
-    defaults: {},
+    model: name,
+    baseUrl: role === "model" ? own.baseUrl : own.baseUrl ?? modelBaseUrl,
+    ...(role === "model" ? {} : { baseUrlFlag }),
+    who: role === "model" ? given.flags.model! : `${given.flags.model}: ${label} "${name}"`,
+    apiKeyEnv: key.env,
+    apiKeyEnvFlag: key.flag,
+    timeoutMs: timeoutMs(config),
+    concurrency: own.concurrency ?? model.config.concurrency ?? roleDefault(role, "concurrency"),
+    rpm: own.rpm,
+    tpm: own.tpm,
+    offline,
+    ...(role === "embed" ? { embeddings: true } : {}),
   };
 }
 
 /**
- * Returns every role of a run: the model under test (`corpus` feeds the retrieval baseline) with the
- * generation parameters of the task and the flags, the judges, the roles `solvers` and the task call, and
- * the embeddings model.
+ * Returns every role of a run — the model under test (`corpus` feeds the retrieval baseline) with the task's
+ * generation parameters and the model role's, the judges, the roles `solvers` and the task call, and the
+ * embeddings model — planned in one loop over the roles given; a role needed but not given, or given but
+ * called by nothing, is an error naming its flag.
  */
 export function planRoles(
   config: EvalConfig,
   task: Task,
   solvers: readonly Solver[],
   corpus: readonly Sample[],
-  generation: GenerationParams,
 ): PlannedRoles {
-  const endpoints: RoleEndpoints = {};
-  const judge = planJudges(config, task, endpoints);
-  const model = provide(endpoints, "model", {
-    model: config.model,
-    baseUrl: config.baseUrl,
-    apiKeyEnv: config.apiKeyEnv,
-    apiKeyEnvFlag: "--api-key-env",
-    timeoutMs: timeoutMs(config),
-    concurrency: config.concurrency,
-    rpm: config.rpm,
-    tpm: config.tpm,
-    who: "--model",
-  }, corpus);
-  const plans: RolePlan[] = [
-    { name: "model", providers: [model], defaults: generation },
-    ...(judge ? [judge] : []),
-    ...planExtraRoles(config, task, solvers, endpoints),
+  const given = givenRoles(config);
+  const model = given.get("model");
+  if (!model) {
+    throw new ConfigError(
+      "--model is required (a served model name, or offline:reference / offline:retrieval)",
+    );
+  }
+  const { needs, optional } = neededRoles(task, solvers);
+  const judgeScorers = task.scorers.filter((s) => s.roles.includes("judge"));
+  const calls = new Set([
+    "model",
+    ...needs.keys(),
+    ...optional,
+    ...(taskRoles(task).has("embed") ? ["embed"] : []),
+  ]);
+  for (const [name, role] of given) {
+    if (!calls.has(name)) {
+      const flag = role.flags.model === "--role"
+        ? `--role ${name}=…`
+        : role.flags.model ?? Object.values(role.flags)[0]!;
+      const hint = name === "translator"
+        ? " (e.g. --ablation pivot:en does)"
+        : ` (roles of this run: ${[...calls].join(", ")}${roleSuggestion(name, [...calls])})`;
+      throw new ConfigError(`${flag}: nothing in this run calls a ${name}${hint}`);
+    }
+  }
+  checkModelsGiven(given);
+  if (judgeScorers.length) checkJudges(task, given.get("judge"));
+  for (const [name, who] of needs) {
+    if (!given.has(name)) {
+      throw new ConfigError(
+        `${roleFlag(name, "model")}: ${who} needs a ${name}: pass ${modelHint(name, "NAME")}`,
+      );
+    }
+  }
+  // The judge first (its errors come first), then the model, the other roles as needed or given, embeddings last.
+  const order = [
+    ...(given.has("judge") ? ["judge"] : []),
+    "model",
+    ...[...new Set([...needs.keys(), ...given.keys()])].filter((n) =>
+      !["model", "judge", "embed"].includes(n)
+    ),
+    ...(given.has("embed") ? ["embed"] : []),
   ];
-  const embed = planEmbed(config, endpoints);
-  if (embed) plans.push(embed);
+  const endpoints: RoleEndpoints = {};
+  const planned = new Map<string, RolePlan>();
+  const generation: GenerationParams = { ...task.generation, ...generationOf(model.config) };
+  const judgeConfig = given.get("judge")?.config ?? {};
+  const judgeParams = {
+    temperature: judgeConfig.temperature,
+    seed: judgeConfig.seed ?? roleDefault("judge", "seed")!,
+  };
+  for (const name of order) {
+    const role = given.get(name)!;
+    const offline = name === "model" ? undefined : name === "judge"
+      ? Object.fromEntries(
+        Object.entries(OFFLINE_JUDGES).filter(([n]) => judgeScorers.every((s) => s.offline?.includes(n))),
+      )
+      : OFFLINE_ROLES[name] ?? {};
+    const providers = [role.config.model!].flat().map((m) =>
+      provide(
+        endpoints,
+        name,
+        providerSettings(config, name, m, role, model, offline),
+        name === "model" ? corpus : undefined,
+      )
+    );
+    const defaults = name === "model" ? generation : name === "judge"
+      ? {
+        ...judgeParams,
+        ...(role.config.maxTokens !== undefined ? { maxTokens: role.config.maxTokens } : {}),
+      }
+      : generationOf(role.config);
+    planned.set(name, { name, providers, defaults });
+  }
+  const plans = [
+    planned.get("model")!,
+    ...[...planned.values()].filter((p) => p.name !== "model" && p.name !== "embed"),
+    ...(planned.has("embed") ? [planned.get("embed")!] : []),
+  ];
   if (config.batch) batchRoleProviders(plans, { pollMs: (config.batchPollSeconds ?? 30) * 1000 });
   const byRole = Object.fromEntries(
     plans.filter((p) => endpoints[p.name]).map((p) => [p.name, endpoints[p.name]]),
   );
-  return { plans, judges: judge ? judge.providers.map((p) => p.label) : [], endpoints: byRole };
+  const judge = planned.get("judge");
+  return {
+    plans,
+    model: oneModel(model),
+    judges: judge ? judge.providers.map((p) => p.label) : [],
+    endpoints: byRole,
+    generation,
+    judgeRuns: given.get("judge")?.config.runs ?? roleDefault("judge", "runs")!,
+    judgeParams,
+  };
 }

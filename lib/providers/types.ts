@@ -6,6 +6,9 @@ import type OpenAI from "openai";
 import type { ChatMessage, GenerationParams, TokenUsage } from "../core/chat.ts";
 import type { Sample } from "../core/sample.ts";
 
+/** Requests a provider has in flight when its role sets no concurrency (the `concurrency` role key's default). */
+export const DEFAULT_CONCURRENCY = 8;
+
 /** A request to a chat provider. */
 export interface ChatRequest extends GenerationParams {
   /** The conversation to continue. */

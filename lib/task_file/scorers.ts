@@ -20,8 +20,8 @@ import type { ChatMessage } from "../core/chat.ts";
 import type { StoredScore } from "../core/records.ts";
 import type { MetricDisplay } from "../core/report_spec.ts";
 import type { Sample } from "../core/sample.ts";
-import type { ScoreContext, ScoreInput, Scorer, ScoreValue } from "../core/task.ts";
-import { JUDGE_FLAGS, type JudgeScorer, judgeScorer } from "../judges/judge_scorer.ts";
+import type { RoleSpec, ScoreContext, ScoreInput, Scorer, ScoreValue } from "../core/task.ts";
+import { type JudgeScorer, judgeScorer } from "../judges/judge_scorer.ts";
 import { judgedValue } from "../judges/jury.ts";
 import { scoreJudgeScorer } from "../judges/score_verdict.ts";
 import { choiceScorer } from "../metrics/choice/scorer.ts";
@@ -46,8 +46,8 @@ export interface ScorerEntry {
   values(scores: readonly StoredScore[], judgeRuns: number): Record<string, number | null>;
   /** How its metrics are computed, for the summary's notes. */
   notes: readonly string[];
-  /** The benchmark flags its roles bring (judge flags, embeddings flags). */
-  flags: readonly string[];
+  /** Optional roles the task calls beyond its scorer's (the embeddings model of `similarity`). */
+  roles?: readonly RoleSpec[];
 }
 
 /** Returns one stored score of a metric computed without a model. */
@@ -98,7 +98,6 @@ function choiceEntry(): ScorerEntry {
       "accuracy = share of items whose answer names exactly the key's option letter(s), read by the project's choice extractor",
       "extraction_failure = share of answers no option could be read from (scored as wrong)",
     ],
-    flags: [],
   };
 }
 
@@ -127,7 +126,6 @@ function sequenceEntry(): ScorerEntry {
     notes: [
       "kendall_tau = Kendall's tau-b between the key's order and the order read from the answer (0 when none)",
     ],
-    flags: [],
   };
 }
 
@@ -144,7 +142,6 @@ function rougeEntry(): ScorerEntry {
     metrics: [{ name: "rouge1", label: "ROUGE-1 F1", percent: false }],
     values: (scores) => ({ rouge1: plainValues(scores).value }),
     notes: ["rouge1 = ROUGE-1 F1 of the answer against the reference answer"],
-    flags: [],
   };
 }
 
@@ -172,7 +169,11 @@ function similarityEntry(): ScorerEntry {
     notes: [
       `similarity = cosine of answer and reference: embeddings with --embed-model, else ${OFFLINE_SIMILARITY}`,
     ],
-    flags: ["embed-model", "embed-base-url"],
+    roles: [{
+      name: "embed",
+      description: "embeddings model of the similarity scorer (default: offline character TF-IDF)",
+      required: false,
+    }],
   };
 }
 
@@ -194,7 +195,6 @@ function exactEntry(): ScorerEntry {
     notes: [
       "exact_match = share of answers equal to the key (whole answer or its last line; case, spaces, quotes and end punctuation ignored)",
     ],
-    flags: [],
   };
 }
 
@@ -223,7 +223,6 @@ function regexEntry(pattern: string): ScorerEntry {
     notes: [
       `match = share of answers whose last match of /${pattern}/ captures the key (normalised); no match = extraction failure, scored as wrong`,
     ],
-    flags: [],
   };
 }
 
@@ -271,7 +270,6 @@ function scoreJudgeEntry(decl: ScorerDeclaration): ScorerEntry {
       ...(pass !== undefined ? [`acceptable = mean score >= ${pass}`] : []),
       "answers without a valid verdict (judge errors) are left out of every rate",
     ],
-    flags: JUDGE_FLAGS,
   };
 }
 
@@ -332,7 +330,6 @@ function fieldsJudgeEntry(decl: ScorerDeclaration): ScorerEntry {
       "field shares: the most frequent value over runs, then judges (no value on a tie)",
       "answers without a valid verdict (judge errors) are left out of every rate",
     ],
-    flags: JUDGE_FLAGS,
   };
 }
 

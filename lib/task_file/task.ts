@@ -119,7 +119,8 @@ export function taskFromFile(spec: TaskFile, file: string): Task {
     language: spec.language,
     defaultDataPath: fromRoot(testPath),
     groupFields: groups,
-    flags: ["columns", ...entry.flags],
+    loadOptions: ["columns"],
+    ...(entry.roles ? { roles: entry.roles } : {}),
     description:
       `${spec.description ?? spec.title ?? name} (task file ${file}; scored by ${spec.scorer.kind}: ` +
       `${primary.label}${groups.length ? `, by ${groups.join(", ")}` : ""})`,

@@ -18,7 +18,6 @@ export function createClimedBenchTask(): Promise<Task> {
     language: "zh",
     defaultDataPath: "data/climedbench/sample.jsonl",
     groupFields: GROUP_FIELDS,
-    flags: ["embed-model", "embed-base-url"],
     description:
       "14 clinical scenarios: choice items scored by accuracy (answers extracted from the reply; " +
       "unreadable replies reported as extraction failures), sequencing by Kendall's tau-b, knowledge " +
@@ -32,6 +31,11 @@ export function createClimedBenchTask(): Promise<Task> {
     // Its own chain-of-thought prompts (the answer-format line asks for reasoning first).
     solverFor: { cot: climedSolver("cot") },
     scorers: [climedScorer()],
+    roles: [{
+      name: "embed",
+      description: "embeddings model of wrong-treatment similarity (default: offline character TF-IDF)",
+      required: false,
+    }],
     report: {
       metrics: [
         { name: "score", label: "score", percent: true },

@@ -3,7 +3,6 @@
  * per-category judge repeated `--judge-runs` times, and the usability/OP aggregation.
  * @module
  */
-import { JUDGE_FLAGS } from "../../judges/judge_scorer.ts";
 import type { Task } from "../../core/task.ts";
 import { chatSolver } from "../../solvers/chat.ts";
 import { aggregateLlmEvalMed, GROUP_FIELDS, llmEvalMedRows } from "./aggregate.ts";
@@ -21,7 +20,6 @@ export async function createLlmEvalMedTask(): Promise<Task> {
     language: "zh",
     defaultDataPath: "data/llmeval_med/sample.json",
     groupFields: GROUP_FIELDS,
-    flags: [...JUDGE_FLAGS, "human-eval"],
     description:
       "667 open questions in 5 categories (multi-turn conversations asked round by round with the " +
       "model's own answers); each answer graded 1-5 by an LLM judge against the question's checklist, " +

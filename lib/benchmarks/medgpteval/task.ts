@@ -7,7 +7,6 @@
  */
 import type { Task } from "../../core/task.ts";
 import { REPHRASER } from "../../robustness/sets.ts";
-import { JUDGE_FLAGS } from "../../judges/judge_scorer.ts";
 import { chatSolver } from "../../solvers/chat.ts";
 import { aggregateMedGptEval, GROUP_FIELDS, medGptEvalRows } from "./aggregate.ts";
 import { EXPERT_RATING_SPEC, EXPERT_SCORER } from "./experts.ts";
@@ -25,7 +24,6 @@ export function createMedGptEvalTask(): Promise<Task> {
     language: "zh",
     defaultDataPath: "data/medgpteval",
     groupFields: GROUP_FIELDS,
-    flags: [...JUDGE_FLAGS, "human-eval", "robustness", "robustness-sets", "robustness-variants"],
     description:
       "Chinese medical dialogues (4 rounds, asked with the model's own answers) and case reports, rated on the " +
       "paper's rubric by an LLM judge per aspect: medical professional (6 indicators, max 8; accuracy or logic " +

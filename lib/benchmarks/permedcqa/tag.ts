@@ -238,7 +238,7 @@ export async function tagPerMedCqa(options: TagOptions): Promise<TagResult> {
     baseUrl: options.baseUrl,
     apiKeyEnv: options.apiKeyEnv,
     timeoutMs: options.timeoutMs,
-    concurrency: options.concurrency ?? 8,
+    concurrency: options.concurrency,
     who: `--model: tagger "${options.model}"`,
     offline: {},
   });

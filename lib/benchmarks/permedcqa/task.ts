@@ -5,7 +5,6 @@
  * judge.
  * @module
  */
-import { JUDGE_FLAGS } from "../../judges/judge_scorer.ts";
 import type { RatingSpec, Task } from "../../core/task.ts";
 import { chatSolver } from "../../solvers/chat.ts";
 import { aggregatePerMedCqa, groupOrder, HUMAN_PREFIX, perMedCqaRows } from "./aggregate.ts";
@@ -38,7 +37,7 @@ export async function createPerMedCqaTask(): Promise<Task> {
     language: "fa",
     defaultDataPath: "data/permedcqa/Data",
     groupFields: GROUP_FIELDS,
-    flags: [...JUDGE_FLAGS, "columns", "split"],
+    loadOptions: ["columns", "split"],
     description:
       "Persian consumer medical questions from online forums, answered by the model as a physician in Persian; " +
       "MedJudge (an LLM judge) compares each answer with the expert's: Correctness, Coverage, Clinical_impact, " +

@@ -30,6 +30,7 @@ import {
   type ChatProvider,
   type ChatRequest,
   type ChatResponse,
+  DEFAULT_CONCURRENCY,
   ProviderError,
 } from "../types.ts";
 
@@ -102,7 +103,7 @@ export class EndpointPool implements ChatProvider {
     makeProvider: (config: OpenAIProviderConfig) => EndpointProvider = (c) => new OpenAIProvider(c),
   ) {
     if (config.endpoints.length === 0) throw new RangeError("an endpoint pool needs at least one endpoint");
-    const concurrency = config.concurrency ?? 8;
+    const concurrency = config.concurrency ?? DEFAULT_CONCURRENCY;
     const clock = config.clock ?? (() => performance.now());
     this.#clock = clock;
     const names = endpointNames(config.endpoints.map((e) => e.baseURL));

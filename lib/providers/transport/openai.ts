@@ -10,6 +10,7 @@ import {
   type ChatProvider,
   type ChatRequest,
   type ChatResponse,
+  DEFAULT_CONCURRENCY,
   ProviderError,
 } from "../types.ts";
 
@@ -64,7 +65,7 @@ export class OpenAIProvider implements ChatProvider {
   constructor(config: OpenAIProviderConfig) {
     registerSecret(config.apiKey);
     this.model = config.model;
-    this.concurrency = config.concurrency ?? 8;
+    this.concurrency = config.concurrency ?? DEFAULT_CONCURRENCY;
     this.#timeoutMs = config.timeoutMs ?? 120_000;
     this.label = endpointLabel(config.model, config.baseURL);
     this.client = new OpenAI({
