@@ -142,7 +142,19 @@ Deno.test({
       const medgptevalAnswers = JSON.parse(
         await Deno.readTextFile(`${root}/runs/reproduce/medgpteval/fake-model/summary.json`),
       ).counts.samples;
-      assertEquals(answerCalls.length, summary.n + others[0] + others[1] + medgptevalAnswers);
+      // The task files in tasks/ run beside the built-ins too, one answer per sample.
+      let taskFileAnswers = 0;
+      for await (const entry of Deno.readDir(`${root}/runs/reproduce`)) {
+        if (["llmeval-med", "climedbench", "permedcqa", "medgpteval"].includes(entry.name)) continue;
+        taskFileAnswers += JSON.parse(
+          await Deno.readTextFile(`${root}/runs/reproduce/${entry.name}/fake-model/summary.json`),
+        ).counts.samples;
+      }
+      assert(taskFileAnswers > 0, "the shipped task files ran with the real models");
+      assertEquals(
+        answerCalls.length,
+        summary.n + others[0] + others[1] + medgptevalAnswers + taskFileAnswers,
+      );
       assert(server.requests.every((r) => r.authorization === `Bearer ${SECRET}`));
       for await (const entry of Deno.readDir(`${root}/reports/runs/llmeval-med`)) {
         const text = await Deno.readTextFile(`${root}/reports/runs/llmeval-med/${entry.name}`);
