@@ -6,6 +6,7 @@
  * @module
  */
 import { parseArgs } from "node:util";
+import { closestName } from "../core/closest.ts";
 import { ConfigError } from "../core/errors.ts";
 
 /** One flag of a command. */
@@ -53,23 +54,6 @@ export interface ParsedCommand<F extends Record<string, FlagSpec>> {
   help: boolean;
 }
 
-/** Levenshtein distance between two short strings. */
-function editDistance(a: string, b: string): number {
-  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const current = [i];
-    for (let j = 1; j <= b.length; j++) {
-      current[j] = Math.min(
-        previous[j] + 1,
-        current[j - 1] + 1,
-        previous[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1),
-      );
-    }
-    previous = current;
-  }
-  return previous[b.length];
-}
-
 /**
  * Returns the known flag closest to `unknown` (names without `--`): one that starts with it or it starts with,
  * else the nearest by edit distance when that distance is at most a third of the name (at least 2).
@@ -81,13 +65,7 @@ export function closestFlag(unknown: string, known: readonly string[]): string |
       Math.abs(x.length - unknown.length) - Math.abs(y.length - unknown.length)
     )[0];
   }
-  let best: string | undefined;
-  let bestDistance = Infinity;
-  for (const name of known) {
-    const distance = editDistance(unknown, name);
-    if (distance < bestDistance) [best, bestDistance] = [name, distance];
-  }
-  return bestDistance <= Math.max(2, Math.floor(unknown.length / 3)) ? best : undefined;
+  return closestName(unknown, known);
 }
 
 /** The one-line message for an unknown flag, naming the closest known flag when there is one. */

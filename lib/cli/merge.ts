@@ -10,7 +10,7 @@ import { ConfigError, InputError } from "../core/errors.ts";
 import { pathExists } from "../core/fs.ts";
 import type { Summary } from "../core/summary.ts";
 import type { EvalConfig } from "../pipeline/eval_config.ts";
-import { conditionIdentity, type EvalPlan, planEval } from "../pipeline/plan.ts";
+import { conditionIdentities, type EvalPlan, planEval } from "../pipeline/plan.ts";
 import { conditionResult } from "../pipeline/run_eval.ts";
 import { shardLabel, shardSamples } from "../pipeline/shard.ts";
 import { writeRunOutputs } from "../pipeline/write_outputs.ts";
@@ -91,12 +91,7 @@ async function planWholeRun(first: ShardRun, options: MergeOptions): Promise<Eva
   const planned = {
     identity: plan.identity,
     endpoints: plan.endpoints,
-    ...Object.fromEntries(
-      plan.conditions.map(({ condition }) => [
-        `condition:${condition.name}`,
-        conditionIdentity(condition, plan.task, plan.robustness),
-      ]),
-    ),
+    ...conditionIdentities(plan),
   };
   const differences = runDifferences(first.manifest, JSON.parse(JSON.stringify(planned)));
   if (differences.length) {

@@ -7,6 +7,7 @@
  * with the flag that set it (for errors). Nothing is sent; every problem is a one-line {@linkcode ConfigError}.
  * @module
  */
+import { closestName } from "../core/closest.ts";
 import { ConfigError } from "../core/errors.ts";
 import type { EvalConfig } from "./eval_config.ts";
 import { EVAL_OPTIONS } from "./eval_options.ts";
@@ -28,33 +29,6 @@ export function roleFlag(role: string, field: keyof RoleConfig): string {
   if (field === "baseUrl") return "--role-base-url";
   if (field === "apiKeyEnv") return "--role-api-key-env";
   return `--role-opt ${role}.${ROLE_KEYS.find((k) => k.field === field)!.key}`;
-}
-
-/** Returns the name of `names` closest to `name` by edit distance, when it is near enough to be a typo. */
-export function closestName(name: string, names: readonly string[]): string | undefined {
-  let best: string | undefined;
-  let bestDistance = Infinity;
-  for (const candidate of names) {
-    const distance = editDistance(name, candidate);
-    if (distance < bestDistance) [best, bestDistance] = [candidate, distance];
-  }
-  return bestDistance <= Math.max(2, Math.floor(name.length / 3)) ? best : undefined;
-}
-
-function editDistance(a: string, b: string): number {
-  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const current = [i];
-    for (let j = 1; j <= b.length; j++) {
-      current[j] = Math.min(
-        previous[j] + 1,
-        current[j - 1] + 1,
-        previous[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1),
-      );
-    }
-    previous = current;
-  }
-  return previous[b.length];
 }
 
 /** `" (did you mean X?)"` when a known name is close to `name`, else `""`. */

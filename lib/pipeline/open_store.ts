@@ -10,7 +10,7 @@ import { codeVersion } from "../core/version.ts";
 import { storeRatings } from "../store/import_ratings.ts";
 import { describeDifferences, manifestIdentity, recordDifferences } from "../store/merge.ts";
 import { RunStore } from "../store/run_store.ts";
-import { conditionIdentity, type EvalPlan } from "./plan.ts";
+import { conditionIdentities, conditionIdentity, type EvalPlan } from "./plan.ts";
 import type { RoleEndpoints } from "./plan_roles.ts";
 import { runConfigRecord, type Shard, shardLabel } from "./shard.ts";
 
@@ -68,10 +68,7 @@ function resumeMismatch(manifest: Record<string, unknown>, plan: EvalPlan): stri
     .filter((key) => key in manifest);
   const current = JSON.parse(JSON.stringify({
     identity: plan.identity,
-    conditions: Object.fromEntries(plan.conditions.map(({ condition }) => [
-      `condition:${condition.name}`,
-      conditionIdentity(condition, plan.task, plan.robustness),
-    ])),
+    conditions: conditionIdentities(plan),
   }));
   const differences = [
     ...recordDifferences(manifestIdentity(manifest), current.identity),

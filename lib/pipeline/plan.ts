@@ -175,6 +175,16 @@ export function conditionIdentity(condition: Condition, task: Task, robustness?:
   };
 }
 
+/** Returns each condition's identity under its manifest key (`condition:<name>`), as a run store records it. */
+export function conditionIdentities(
+  plan: Pick<EvalPlan, "conditions" | "task" | "robustness">,
+): Record<string, ReturnType<typeof conditionIdentity>> {
+  return Object.fromEntries(plan.conditions.map(({ condition }) => [
+    `condition:${condition.name}`,
+    conditionIdentity(condition, plan.task, plan.robustness),
+  ]));
+}
+
 /** A run checked from end to end: everything it needs, resolved, with nothing written and nothing sent. */
 export interface EvalPlan {
   /** The settings as given. */

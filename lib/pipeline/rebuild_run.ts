@@ -10,7 +10,7 @@ import type { Summary } from "../core/summary.ts";
 import { describeDifferences, runDifferences } from "../store/merge.ts";
 import type { RunStore } from "../store/run_store.ts";
 import type { EvalConfig } from "./eval_config.ts";
-import { conditionIdentity, type EvalPlan, planEval } from "./plan.ts";
+import { conditionIdentities, type EvalPlan, planEval } from "./plan.ts";
 import { conditionResult } from "./run_eval.ts";
 import { shardLabel } from "./shard.ts";
 import { writeRunOutputs } from "./write_outputs.ts";
@@ -76,12 +76,7 @@ export async function replanStoredRun(
   const planned = {
     identity: plan.identity,
     endpoints: plan.endpoints,
-    ...Object.fromEntries(
-      plan.conditions.map(({ condition }) => [
-        `condition:${condition.name}`,
-        conditionIdentity(condition, plan.task, plan.robustness),
-      ]),
-    ),
+    ...conditionIdentities(plan),
   };
   const differences = runDifferences(manifest, JSON.parse(JSON.stringify(planned)));
   if (differences.length) {
