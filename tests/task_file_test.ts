@@ -4,7 +4,8 @@ import { ConfigError, InputError } from "../lib/core/errors.ts";
 import { sha256Hex } from "../lib/core/hash.ts";
 import { SummarySchema } from "../lib/core/summary.ts";
 import { loadTaskFile } from "../lib/task_file/index.ts";
-import { parseTaskFile } from "../lib/task_file/schema.ts";
+import { parseTaskFile, readTaskFile } from "../lib/task_file/schema.ts";
+import { declaredAblations } from "../lib/task_file/task.ts";
 import { plannedScore, questionTag, scriptedReply } from "./fake_judge.ts";
 import { type FakeChatBody, startFakeServer } from "./fake_server.ts";
 import { ROOT, runCli } from "./run_cli.ts";
@@ -333,7 +334,7 @@ Deno.test("task file errors are one line naming the file, the line and the key",
     [
       "a missing key",
       "language: en\nscorer:\n  kind: exact\n",
-      'x.yaml: line 1: key "data": missing (expected object)',
+      'x.yaml: line 1: key "data": missing (expected a mapping of keys)',
     ],
     [
       "a key its scorer does not read",
@@ -355,6 +356,41 @@ Deno.test("task file errors are one line naming the file, the line and the key",
       "a choice scorer without options",
       base.replace("kind: exact", "kind: choice"),
       'x.yaml: line 5: key "scorer.kind": a choice scorer needs columns.choices',
+    ],
+    [
+      "a value of the wrong type is not missing: it says what was found",
+      base.replace("kind: exact", "kind: choice\n  multiple: no") + "columns:\n  choices: o\n",
+      'x.yaml: line 6: key "scorer.multiple": expected true or false, found the string "no"',
+    ],
+    [
+      "a number given as text",
+      base + "generation:\n  max_tokens: '512'\n",
+      'x.yaml: line 7: key "generation.max_tokens": expected a number, found the string "512"',
+    ],
+    [
+      "one group given without a list",
+      base + "groups: specialty\n",
+      'x.yaml: line 6: key "groups": expected a list, found the string "specialty"',
+    ],
+    [
+      "a Han-character perturbation on an English task",
+      base + "conditions: [cot, perturb:shape]\n",
+      'x.yaml: line 6: key "conditions.1": perturb:shape does not apply to this task: shape changes Han characters: it needs language zh (this task\'s language is en)',
+    ],
+    [
+      "nota on a task without single-answer choice items",
+      base + "conditions:\n  - perturb:nota\n",
+      'x.yaml: line 7: key "conditions.0": perturb:nota does not apply to this task: nota needs a single-answer choice scorer',
+    ],
+    [
+      "perturb when no perturbation applies",
+      base + "conditions: [perturb]\n",
+      'x.yaml: line 6: key "conditions.0": no perturbation applies to this task',
+    ],
+    [
+      "an unknown perturbation kind",
+      base.replace("language: en", "language: zh") + "conditions: [perturb:shapes]\n",
+      'x.yaml: line 6: key "conditions.0": unknown perturbation kind "shapes" (known: shape, homophone',
     ],
   ];
   for (const [name, text, message] of cases) {
@@ -485,4 +521,374 @@ Deno.test("the shipped task files load by path and by name, within 40 lines, and
   const train = await mcq.auxiliary![0].load(`${ROOT}${mcq.auxiliary![0].defaultPath}`);
   assert(train.every((s) => /Answer: [A-E]$/.test(s.reference!)));
   await assertRejects(() => getTask("no_such_task"), ConfigError, "task file");
+});
+
+Deno.test("language may be left out: it defaults to en", () => {
+  const spec = parseTaskFile("data:\n  path: d.jsonl\nscorer:\n  kind: exact\n", "x.yaml");
+  assertEquals(spec.language, "en");
+});
+
+/** A new user's CSV: its own column names, capitalised (`qid,Question,A,B,C,D,Answer,Specialty`). */
+const USER_HEADER = ["qid", "Question", "A", "B", "C", "D", "Answer", "Specialty"];
+
+function userCsv(rows: readonly (readonly string[])[], header: readonly string[] = USER_HEADER): string {
+  return [csv(header), ...rows.map(csv)].join("\n") + "\n";
+}
+
+/** Eight questions; the fifth has no specialty. */
+const USER_ROWS = Array.from({ length: 8 }, (_, i) => [
+  `u${i + 1}`,
+  `Question ${i + 1}: which option?`,
+  `alpha ${i}`,
+  `beta ${i}`,
+  `gamma ${i}`,
+  `delta ${i}`,
+  "ABCD"[i % 4],
+  i === 4 ? "" : ["cardiology", "renal"][i % 2],
+]);
+
+function userTask(extra = "", groups = "[Specialty]"): string {
+  return `name: user_mcq
+data:
+  path: data.csv
+columns:
+  id: qid
+  input: Question
+  options: [A, B, C, D]
+  answer: Answer
+groups: ${groups}
+scorer:
+  kind: choice
+${extra}`;
+}
+
+Deno.test("every column a task file names must be in the data file: one line naming the key, before anything runs", async (t) => {
+  const dir = await Deno.makeTempDir({ prefix: "medeval-taskfile-" });
+  try {
+    await Deno.writeTextFile(`${dir}/data.csv`, userCsv(USER_ROWS));
+    const columns = "qid, Question, A, B, C, D, Answer, Specialty";
+    const cases: [string, string, string][] = [
+      [
+        "a group field in another case",
+        userTask("", "[specialty]"),
+        `no column "specialty", named by key "groups" of ${dir}/task.yaml (columns: ${columns}; did you mean "Specialty"?)`,
+      ],
+      [
+        "a group field the file does not have",
+        userTask("", "[Specialty, ward]"),
+        `no column "ward", named by key "groups" of ${dir}/task.yaml (columns: ${columns})`,
+      ],
+      [
+        "an answer column",
+        userTask().replace("answer: Answer", "answer: answer"),
+        `no column "answer", named by key "columns.answer" of ${dir}/task.yaml (columns: ${columns}; did you mean "Answer"?)`,
+      ],
+      [
+        "the id by default",
+        userTask().replace("  id: qid\n", ""),
+        `no column "id", named by key "columns.id" (default "id")`,
+      ],
+      [
+        "a declared option column",
+        userTask().replace("[A, B, C, D]", "[A, B, C, D, E]"),
+        `no column "E", named by key "columns.options"`,
+      ],
+      [
+        "a column of the user template",
+        userTask("prompt:\n  user: '{{Question}} ({{specialty}})'\n"),
+        `no column "specialty", named by {{specialty}} in key "prompt.user"`,
+      ],
+      [
+        "a reference column a choice task names",
+        userTask().replace("answer: Answer", "answer: Answer\n  reference: Explanation"),
+        `no column "Explanation", named by key "columns.reference"`,
+      ],
+    ];
+    for (const [name, text, message] of cases) {
+      await t.step(name, async () => {
+        await Deno.writeTextFile(`${dir}/task.yaml`, text);
+        const task = await loadTaskFile(`${dir}/task.yaml`);
+        const error = await assertRejects(() => task.load(`${dir}/data.csv`), InputError);
+        assertEquals(error.message.split(message).length, 2, error.message);
+        assert(error.message.startsWith(`${dir}/data.csv: no column`), error.message);
+      });
+    }
+    await t.step("a column renamed by --columns is named by the flag", async () => {
+      await Deno.writeTextFile(`${dir}/task.yaml`, userTask());
+      const task = await loadTaskFile(`${dir}/task.yaml`);
+      await assertRejects(
+        () => task.load(`${dir}/data.csv`, { columns: { answer: "Key", Specialty: "Dept" } }),
+        InputError,
+        `no column "Key", named by --columns answer=Key`,
+      );
+      await assertRejects(
+        () => task.load(`${dir}/data.csv`, { columns: { Specialty: "Dept" } }),
+        InputError,
+        `no column "Dept", named by --columns Specialty=Dept`,
+      );
+    });
+    await t.step("JSONL: the columns are the keys of all records together", async () => {
+      await Deno.writeTextFile(
+        `${dir}/data.jsonl`,
+        [
+          { qid: "j1", Question: "q1?", A: "a", B: "b", Answer: "A" },
+          { qid: "j2", Question: "q2?", A: "a", B: "b", Answer: "B", Specialty: "renal" },
+        ].map((r) => JSON.stringify(r)).join("\n") + "\n",
+      );
+      await Deno.writeTextFile(
+        `${dir}/task.yaml`,
+        userTask().replace("data.csv", "data.jsonl").replace("[A, B, C, D]", "[A, B]"),
+      );
+      const task = await loadTaskFile(`${dir}/task.yaml`);
+      assertEquals((await task.load(`${dir}/data.jsonl`)).map((s) => s.fields.Specialty), [null, "renal"]);
+      await Deno.writeTextFile(
+        `${dir}/task.yaml`,
+        userTask("", "[specialty]").replace("data.csv", "data.jsonl").replace("[A, B, C, D]", "[A, B]"),
+      );
+      await assertRejects(
+        () => loadTaskFile(`${dir}/task.yaml`).then((t) => t.load(`${dir}/data.jsonl`)),
+        InputError,
+        '(columns: qid, Question, A, B, Answer, Specialty; did you mean "Specialty"?)',
+      );
+    });
+    await t.step("the few-shot template's columns are checked in the train split", async () => {
+      await Deno.writeTextFile(`${dir}/train.csv`, userCsv(USER_ROWS.slice(0, 3)));
+      await Deno.writeTextFile(
+        `${dir}/task.yaml`,
+        userTask("prompt:\n  fewshot: '{{explanation}} Answer: {{answer}}'\n")
+          .replace("  path: data.csv\n", "  path: data.csv\n  train: train.csv\n"),
+      );
+      const task = await loadTaskFile(`${dir}/task.yaml`);
+      await task.load(`${dir}/data.csv`);
+      await assertRejects(
+        () => task.auxiliary![0].load(`${dir}/train.csv`),
+        InputError,
+        `${dir}/train.csv: no column "explanation", named by {{explanation}} in key "prompt.fewshot"`,
+      );
+    });
+    await t.step("through the command line: exit 2, one line, nothing written", async () => {
+      await Deno.writeTextFile(`${dir}/task.yaml`, userTask("", "[specialty]"));
+      const result = await runCli([
+        "eval",
+        `${dir}/task.yaml`,
+        "--model",
+        "offline:reference",
+        "--out",
+        `${dir}/run`,
+      ]);
+      assertEquals(result.code, 2, result.stderr);
+      assertEquals(result.errors, [
+        `error: ${dir}/data.csv: no column "specialty", named by key "groups" of ${dir}/task.yaml (columns: ${columns}; did you mean "Specialty"?)`,
+      ]);
+      assert(!(await Deno.stat(`${dir}/run`).catch(() => null)));
+    });
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("a sample without a group value is tabulated as (missing): the groups add up to the total, and a note says how many", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "medeval-taskfile-" });
+  try {
+    await Deno.writeTextFile(`${dir}/data.csv`, userCsv(USER_ROWS));
+    await Deno.writeTextFile(`${dir}/task.yaml`, userTask());
+    const out = `${dir}/run`;
+    const result = await runCli([
+      "eval",
+      `${dir}/task.yaml`,
+      "--model",
+      "offline:reference",
+      "--out",
+      out,
+      "--no-render",
+      "--quiet",
+    ]);
+    assertEquals(result.code, 0, result.stderr);
+    const summary = SummarySchema.parse(JSON.parse(await Deno.readTextFile(`${out}/summary.json`)));
+    assertEquals(summary.n, 8);
+    const groups = summary.groups.Specialty;
+    assertEquals(Object.keys(groups).sort(), ["(missing)", "cardiology", "renal"]);
+    assertEquals(groups["(missing)"].accuracy.n, 1);
+    assertEquals(Object.values(groups).reduce((sum, g) => sum + g.accuracy.n, 0), 8);
+    assert(
+      summary.notes.includes('Specialty: 1 of 8 samples have no value in the data; tabulated as "(missing)"'),
+      summary.notes.join("\n"),
+    );
+    assertStringIncludes(await Deno.readTextFile(`${out}/tables/by_Specialty.md`), "| (missing) |");
+    // A choice task has no judge: no judge runs.
+    assertEquals(summary.judge_runs, 0);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("options: a declared option column must exist; only the last options of a row may be empty", async (t) => {
+  const dir = await Deno.makeTempDir({ prefix: "medeval-taskfile-" });
+  try {
+    await Deno.writeTextFile(`${dir}/task.yaml`, userTask());
+    const task = await loadTaskFile(`${dir}/task.yaml`);
+    const withRow = (i: number, row: string[]) => userCsv(USER_ROWS.map((r, j) => (j === i ? row : r)));
+    await t.step("an empty last option: a 3-option question", async () => {
+      await Deno.writeTextFile(
+        `${dir}/data.csv`,
+        withRow(1, ["u2", "Question 2?", "alpha", "beta", "gamma", "", "C", "renal"]),
+      );
+      const samples = await task.load(`${dir}/data.csv`);
+      assertEquals(samples[1].choices?.labels, ["A", "B", "C"]);
+    });
+    await t.step("an answer naming an empty option says so", async () => {
+      await Deno.writeTextFile(
+        `${dir}/data.csv`,
+        withRow(1, ["u2", "Question 2?", "alpha", "beta", "gamma", "", "D", "renal"]),
+      );
+      await assertRejects(
+        () => task.load(`${dir}/data.csv`),
+        InputError,
+        `${dir}/data.csv: line 3: field "Answer": expected option letters of ABC (found string "D"; the cell of option D is empty)`,
+      );
+    });
+    await t.step(
+      "an empty option before a filled one is an error naming the row and the column",
+      async () => {
+        await Deno.writeTextFile(
+          `${dir}/data.csv`,
+          withRow(2, ["u3", "Question 3?", "alpha", "", "gamma", "delta", "A", "renal"]),
+        );
+        await assertRejects(
+          () => task.load(`${dir}/data.csv`),
+          InputError,
+          `${dir}/data.csv: line 4: field "B": empty option before option D (only the last options may be empty)`,
+        );
+      },
+    );
+    await t.step("option column D deleted from the file", async () => {
+      await Deno.writeTextFile(
+        `${dir}/data.csv`,
+        userCsv(USER_ROWS.map((r) => r.filter((_, i) => i !== 5)), USER_HEADER.filter((h) => h !== "D")),
+      );
+      await assertRejects(
+        () => task.load(`${dir}/data.csv`),
+        InputError,
+        `${dir}/data.csv: no column "D", named by key "columns.options"`,
+      );
+    });
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("a judge rubric's placeholders are checked against every record before the model is called", async (t) => {
+  const server = await startFakeServer({ reply: scriptedReply });
+  const dir = await Deno.makeTempDir({ prefix: "medeval-taskfile-" });
+  try {
+    const items = OPEN_ITEMS.slice(0, 4).map((it, i) => (i === 2 ? { ...it, reference: "" } : it));
+    await Deno.writeTextFile(`${dir}/data.jsonl`, items.map((it) => JSON.stringify(it)).join("\n") + "\n");
+    const run = (spec: string) =>
+      Deno.writeTextFile(`${dir}/qa.yaml`, spec).then(() =>
+        runCli([
+          "eval",
+          `${dir}/qa.yaml`,
+          "--model",
+          "fake-model",
+          "--base-url",
+          server.url,
+          "--judge",
+          "fake-judge",
+          "--judge-base-url",
+          server.url,
+          "--out",
+          `${dir}/run`,
+          "--no-render",
+          "--quiet",
+        ])
+      );
+    await t.step("a record without the reference the rubric shows", async () => {
+      const result = await run(OPEN_QA);
+      assertEquals(result.code, 2, result.stderr);
+      assertEquals(result.errors, [
+        `error: ${dir}/data.jsonl: line 3: field "reference": key "scorer.rubric" uses {{reference}} but the record has no such value`,
+      ]);
+    });
+    await t.step("a reference column the file does not have", async () => {
+      const result = await run(OPEN_QA.replace("groups:", "columns:\n  reference: answer_text\ngroups:"));
+      assertEquals(result.code, 2, result.stderr);
+      assertStringIncludes(result.errors[0], `${dir}/data.jsonl: no column "answer_text"`);
+      assertStringIncludes(result.errors[0], 'named by key "columns.reference"');
+    });
+    await t.step("a column of the rubric the file does not have", async () => {
+      const result = await run(OPEN_QA.replace("{{input}}", "{{input}} ({{Category}})"));
+      assertEquals(result.code, 2, result.stderr);
+      assertStringIncludes(
+        result.errors[0],
+        `no column "Category", named by {{Category}} in key "scorer.rubric" of ${dir}/qa.yaml`,
+      );
+      assertStringIncludes(result.errors[0], 'did you mean "category"?');
+    });
+    assertEquals(server.requests.length, 0);
+    assert(!(await Deno.stat(`${dir}/run`).catch(() => null)));
+  } finally {
+    await server.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("fewshot:K with fewer usable train exemplars: the note states the number used", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "medeval-taskfile-" });
+  try {
+    await writeMcqTask(dir, "[fewshot]");
+    await Deno.writeTextFile(`${dir}/train.csv`, mcqCsv(mcqItems(3, "train")));
+    const out = `${dir}/run`;
+    const result = await runCli([
+      "eval",
+      `${dir}/mcq.yaml`,
+      "--model",
+      "offline:reference",
+      "--out",
+      out,
+      "--no-render",
+      "--quiet",
+      "--ablation",
+      "fewshot:5",
+      "--ablation",
+      "fewshot:2",
+    ]);
+    assertEquals(result.code, 0, result.stderr);
+    const notes = async (name: string) =>
+      SummarySchema.parse(JSON.parse(await Deno.readTextFile(`${out}/conditions/${name}/summary.json`)))
+        .notes;
+    const five = (await notes("fewshot_5")).find((n) => n.startsWith("few-shot:"));
+    assertEquals(
+      five,
+      "few-shot: 3 exemplars (not the 5 asked for: the train split has 3 with an answer) per question drawn from the train split (seed 0), duplicates of the question excluded; ids in samples.jsonl",
+    );
+    // Every question really got 3.
+    const lines = (await Deno.readTextFile(`${out}/conditions/fewshot_5/samples.jsonl`)).trim().split("\n");
+    assert(lines.length === 12 && lines.every((l) => JSON.stringify(JSON.parse(l)).includes("train-3")));
+    // K within the split: the note is as before.
+    assertEquals(
+      (await notes("fewshot_2")).find((n) => n.startsWith("few-shot:")),
+      "few-shot: 2 exemplars per question drawn from the train split (seed 0), duplicates of the question excluded; ids in samples.jsonl",
+    );
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("a task file's --help names its data.path as --data's default; the notebook runs every declared condition", async () => {
+  const help = await runCli(["eval", `${ROOT}tasks/medqa_style.yaml`, "--help"]);
+  assertEquals(help.code, 0, help.stderr);
+  assertStringIncludes(help.stdout, "data file (default: data/tasks/medqa_style/test.jsonl)");
+  const zh = await readTaskFile(`${ROOT}tasks/zh_open_qa.yaml`);
+  assertEquals(declaredAblations(zh, 3), [
+    "cot",
+    "perturb:shape",
+    "perturb:homophone",
+    "perturb:traditional",
+    "perturb:symbol",
+    "perturb:mixed",
+  ]);
+  const mcq = await readTaskFile(`${ROOT}tasks/medqa_style.yaml`);
+  assertEquals(declaredAblations(mcq, 3), ["cot", "fewshot:3", "perturb:nota"]);
+  const notebook = await Deno.readTextFile(`${ROOT}notebooks/task_file.ipynb`);
+  assertStringIncludes(notebook, "declaredAblations(await readTaskFile(file), 3)");
 });

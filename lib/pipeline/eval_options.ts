@@ -658,12 +658,15 @@ export function optionApplies(option: EvalOption, task: Task): boolean {
 
 /**
  * Returns the options `task` takes: every common one and the benchmark options that apply to it, with
- * `--ablation` listing only the conditions that apply to the task.
+ * `--ablation` listing only the conditions that apply to the task and `--data` naming its default file (a task
+ * file's `data.path`).
  */
 export function taskOptions(task: Task): EvalOption[] {
   return EVAL_OPTIONS.filter((o) => optionApplies(o, task)).map((o) =>
     o.flag === "ablation"
       ? { ...o, help: `condition beside the baseline, repeatable: ${ablationsFor(task).join(", ")}` }
+      : o.flag === "data"
+      ? { ...o, help: `data file (default: ${task.defaultDataPath})` }
       : o
   );
 }

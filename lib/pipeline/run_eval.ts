@@ -120,6 +120,7 @@ export function conditionResult(
     applied,
     total: plan.allSamples.length,
     perturbSeed: plan.perturbSeed,
+    auxiliary: new Map([...plan.auxiliary].map(([name, a]) => [name, a.samples])),
   });
   if (note) summary.notes.push(note);
   summary.usage = usageRows(

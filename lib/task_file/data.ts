@@ -2,46 +2,20 @@
  * A task file's data as samples: the records of its data file (JSON array, JSONL, CSV or Parquet), each column
  * mapped (id, input or question, the options as one column holding a list or object or as option columns
  * A, B, C, ..., answer, reference, group fields) and checked, and the user prompt rendered from its template.
- * A bad record is a one-line error naming the file, the record (line or row) and the field.
+ * Every column the task file names must be in the file (`columns.ts`), and every record must fill every
+ * template (user prompt, few-shot answer, judge rubric), all before a request is sent. A bad record is a
+ * one-line error naming the file, the record (line or row) and the field.
  * @module
  */
 import { InputError } from "../core/errors.ts";
 import type { Choices, GroupValue, Sample } from "../core/sample.ts";
 import { describeValue } from "../core/validate.ts";
-import { type DataFormat, readRecords } from "../core/record_files.ts";
-import { type ItemShape, render, renderChoices } from "./templates.ts";
+import { readRecords } from "../core/record_files.ts";
+import { checkColumns, columnsOf, inputColumn } from "./columns.ts";
+import { COLUMN_KEYS, type DataSpec, type Split } from "./data_spec.ts";
+import { render, renderChoices } from "./templates.ts";
 
-/** The column keys `--columns KEY=COLUMN` can set (besides the group fields). */
-export const COLUMN_KEYS = ["id", "input", "choices", "answer", "reference"] as const;
-
-/** How a task file's records become samples. */
-export interface DataSpec {
-  /** Benchmark name written into every sample. */
-  benchmark: string;
-  /** Shape of the items: open question, single or multiple choice, or a sequence to order. */
-  shape: ItemShape;
-  /** Columns by key; `input` may be absent (then `input`, else `question`). */
-  columns: Partial<Record<typeof COLUMN_KEYS[number], string>>;
-  /** Option columns (A, B, C, ...), when the options are not in one column. */
-  optionColumns?: readonly string[];
-  /** Group fields; each is read from the column of the same name unless `groupColumns` names another. */
-  groups: readonly string[];
-  /** Columns of group fields under other names (from `--columns FIELD=COLUMN`). */
-  groupColumns?: Readonly<Record<string, string>>;
-  /** `true` when the scorer compares the answer column (exact, regex): every record needs one. */
-  needsAnswer: boolean;
-  /** `true` when every record needs a reference answer (ROUGE-1, similarity). */
-  needsReference: boolean;
-  /** The user prompt template. */
-  user: string;
-  /** The few-shot exemplar answer template (used for the train split). */
-  fewshot: string;
-  /** The data format, when the file's extension does not say it. */
-  format?: DataFormat;
-}
-
-/** Which split is read: the test set, or the train split whose references are the exemplar answers. */
-export type Split = "test" | "train";
+export { COLUMN_KEYS, type DataSpec, type Split } from "./data_spec.ts";
 
 /** Returns `spec` with `--columns KEY=COLUMN` applied (an unknown key is an error naming the known ones). */
 export function withColumns(spec: DataSpec, given: Readonly<Record<string, string>> | undefined): DataSpec {
@@ -49,19 +23,32 @@ export function withColumns(spec: DataSpec, given: Readonly<Record<string, strin
   const columns = { ...spec.columns };
   const known = [...COLUMN_KEYS, ...spec.groups];
   const renamed: Record<string, string> = {};
+  const flagged: string[] = [];
   for (const [key, column] of Object.entries(given)) {
-    if ((COLUMN_KEYS as readonly string[]).includes(key)) columns[key as typeof COLUMN_KEYS[number]] = column;
-    else if (spec.groups.includes(key)) renamed[key] = column;
+    if ((COLUMN_KEYS as readonly string[]).includes(key)) {
+      columns[key as typeof COLUMN_KEYS[number]] = column;
+      flagged.push(key);
+    } else if (spec.groups.includes(key)) renamed[key] = column;
     else {
       throw new InputError({ file: "--columns" }, `unknown column key "${key}"; known: ${known.join(", ")}`);
     }
   }
-  return { ...spec, columns, groupColumns: renamed };
+  return { ...spec, columns, flagged, groupColumns: renamed };
 }
 
 /** Reads one record into a sample. */
 class RecordReader {
-  constructor(readonly file: string, readonly spec: DataSpec, readonly split: Split) {}
+  /** The question column, chosen once for the whole file. */
+  readonly input: string;
+
+  constructor(
+    readonly file: string,
+    readonly spec: DataSpec,
+    readonly split: Split,
+    present: ReadonlySet<string>,
+  ) {
+    this.input = inputColumn(spec, present);
+  }
 
   fail(where: string, field: string, expected: string): never {
     throw new InputError({ file: this.file, record: where, field }, expected);
@@ -93,18 +80,25 @@ class RecordReader {
     return this.fail(where, column, `expected a string or integer id (found ${describeValue(value)})`);
   }
 
-  inputColumn(row: Record<string, unknown>): string {
-    return this.spec.columns.input ?? ("input" in row || !("question" in row) ? "input" : "question");
-  }
-
   /** The options: from one column holding a list or an object, or from option columns. */
   options(row: Record<string, unknown>, where: string): Pick<Choices, "labels" | "options"> {
     const options: Record<string, string> = {};
     if (this.spec.optionColumns) {
-      const letters = this.spec.optionColumns.every((c) => /^[A-Z]$/.test(c));
-      for (const [i, column] of this.spec.optionColumns.entries()) {
-        const text = this.text(row, where, column);
-        if (text !== null) options[letters ? column : String.fromCharCode(65 + i)] = text;
+      const columns = this.spec.optionColumns;
+      const letters = columns.every((c) => /^[A-Z]$/.test(c));
+      // Empty cells may only end the list (a 4-option question in a file with an E column): a gap is a mistake.
+      const cells = columns.map((column) => this.text(row, where, column));
+      const last = cells.findLastIndex((text) => text !== null);
+      const gap = cells.findIndex((text, i) => text === null && i < last);
+      if (gap >= 0) {
+        this.fail(
+          where,
+          columns[gap],
+          `empty option before option ${columns[last]} (only the last options may be empty)`,
+        );
+      }
+      for (const [i, text] of cells.entries()) {
+        if (text !== null) options[letters ? columns[i] : String.fromCharCode(65 + i)] = text;
       }
       const labels = Object.keys(options);
       if (labels.length < 2) {
@@ -155,10 +149,13 @@ class RecordReader {
     const letters = raw.toUpperCase().replace(/[\s,;>、，；→]+/g, "").split("");
     const unknown = letters.filter((l) => !labels.includes(l));
     if (unknown.length || letters.length === 0) {
+      const empty = unknown.find((l) => this.spec.optionColumns?.includes(l));
       this.fail(
         where,
         column,
-        `expected option letters of ${labels.join("")} (found ${describeValue(value)})`,
+        `expected option letters of ${labels.join("")} (found ${describeValue(value)}${
+          empty ? `; the cell of option ${empty} is empty` : ""
+        })`,
       );
     }
     const shape = this.spec.shape;
@@ -181,10 +178,11 @@ class RecordReader {
     return this.fail(where, column, `expected text or a number to group by (found ${describeValue(value)})`);
   }
 
-  /** Every scalar cell of the record as text, for `{{column}}` placeholders. */
+  /** Every scalar cell of the record as text, for `{{column}}` placeholders (an empty cell has no value). */
   cells(row: Record<string, unknown>): Record<string, string> {
     const out: Record<string, string> = {};
     for (const [key, value] of Object.entries(row)) {
+      if (typeof value === "string" && value.trim() === "") continue;
       if (typeof value === "string" || typeof value === "number" || typeof value === "boolean") {
         out[key] = String(value);
       } else if (typeof value === "bigint") out[key] = String(value);
@@ -195,7 +193,7 @@ class RecordReader {
   sample(row: Record<string, unknown>, where: string): Sample {
     const spec = this.spec;
     const id = this.id(row, where);
-    const question = this.required(row, where, this.inputColumn(row), "the question text");
+    const question = this.required(row, where, this.input, "the question text");
     const listed = spec.shape !== "open";
     const shown = listed ? this.options(row, where) : undefined;
     const key = shown ? this.key(row, where, shown.labels) : undefined;
@@ -216,8 +214,14 @@ class RecordReader {
       ...(answerText !== null ? { answer: answerText } : {}),
       ...(reference !== null ? { reference } : {}),
     };
-    const missing = (template: string) => (name: string): never =>
-      this.fail(where, name, `the ${template} template uses {{${name}}} but the record has no such value`);
+    const missing = (key: string) => (name: string): never =>
+      this.fail(where, name, `key "${key}" uses {{${name}}} but the record has no such value`);
+    // The rubric is filled when the answer is judged: a record it cannot fill fails now, before any request.
+    if (spec.rubric && this.split === "test") {
+      const { answer: _, ...known } = values;
+      const filled = { ...known, ...(values.answer !== undefined ? { key: values.answer } : {}), answer: "" };
+      render(spec.rubric, filled, missing("scorer.rubric"));
+    }
     const groupColumns = spec.groupColumns ?? {};
     const fields: Record<string, GroupValue> = {};
     for (const field of spec.groups) fields[field] = this.group(row, where, groupColumns[field] ?? field);
@@ -227,9 +231,9 @@ class RecordReader {
     return {
       id,
       benchmark: spec.benchmark,
-      input: render(spec.user, values, missing("user")),
+      input: render(spec.user, values, missing("prompt.user")),
       reference: this.split === "train"
-        ? render(spec.fewshot, values, missing("fewshot"))
+        ? render(spec.fewshot, values, missing("prompt.fewshot"))
         : reference ?? answerText,
       conversation: null,
       fields,
@@ -246,10 +250,14 @@ class RecordReader {
 
 /** Reads and checks a task file's data file (`split` `train` renders exemplar answers as references). */
 export async function loadTaskData(path: string, spec: DataSpec, split: Split = "test"): Promise<Sample[]> {
-  const reader = new RecordReader(path, spec, split);
+  const records = await readRecords(path, spec.format);
+  if (records.length === 0) throw new InputError({ file: path }, "no records");
+  const present = columnsOf(records);
+  checkColumns(path, spec, split, present);
+  const reader = new RecordReader(path, spec, split, new Set(present));
   const samples: Sample[] = [];
   const seen = new Map<string, string>();
-  for (const { value, where } of await readRecords(path, spec.format)) {
+  for (const { value, where } of records) {
     const sample = reader.sample(value, where);
     const earlier = seen.get(sample.id);
     if (earlier) {
@@ -258,6 +266,5 @@ export async function loadTaskData(path: string, spec: DataSpec, split: Split = 
     seen.set(sample.id, where);
     samples.push(sample);
   }
-  if (samples.length === 0) throw new InputError({ file: path }, "no records");
   return samples;
 }

@@ -6,6 +6,7 @@
  */
 import { z } from "zod";
 import { isMap, isPair, isScalar, LineCounter, parseDocument } from "yaml";
+import { CHAR_KINDS } from "../ablations/perturb.ts";
 import { ConfigError } from "../core/errors.ts";
 import { readTextStrict } from "../core/text_file.ts";
 
@@ -84,7 +85,8 @@ export const TaskFileSchema = z.strictObject({
   name: z.string().regex(NAME, "expected a lower-case name: letters, digits, - and _").optional(),
   title: text.optional(),
   description: text.optional(),
-  language: z.string().regex(/^[a-z]{2,3}(-[A-Za-z0-9]+)?$/, "expected a language code such as en or zh"),
+  language: z.string().regex(/^[a-z]{2,3}(-[A-Za-z0-9]+)?$/, "expected a language code such as en or zh")
+    .default("en"),
   data: DataSchema,
   columns: ColumnsSchema.optional(),
   groups: z.array(columnName).optional(),
@@ -148,13 +150,48 @@ function keysAt(schema: z.ZodType, path: readonly PropertyKey[]): string[] {
   return def.type === "object" ? Object.keys(def.shape!) : [];
 }
 
-/** Returns what a zod issue expected, in words. */
-function expected(issue: z.core.$ZodIssue): string {
+/** zod's type names in words. */
+const TYPE_WORDS: Record<string, string> = {
+  boolean: "true or false",
+  number: "a number",
+  int: "an integer",
+  string: "text",
+  object: "a mapping of keys",
+  array: "a list",
+  tuple: "a list",
+  record: "a mapping of keys",
+};
+
+/** Returns a value of a task file as a reader would name it: `the string "no"`, `the number 3`, `a list`. */
+export function foundValue(value: unknown): string {
+  if (value === null) return "nothing (null)";
+  if (typeof value === "string") return `the string ${JSON.stringify(value)}`;
+  if (typeof value === "number") return `the number ${value}`;
+  if (typeof value === "boolean") return `${value}`;
+  if (Array.isArray(value)) return "a list";
+  return typeof value === "object" ? "a mapping of keys" : typeof value;
+}
+
+/** Returns what a zod issue expected, in words (`found` the value there, for a value of the wrong type). */
+function expected(issue: z.core.$ZodIssue, found?: unknown): string {
   if (issue.code === "invalid_value") {
     return `expected one of ${issue.values.map(String).join(", ")}`;
   }
-  if (issue.code === "invalid_type") return `expected ${issue.expected}`;
+  if (issue.code === "invalid_type") {
+    const words = `expected ${TYPE_WORDS[issue.expected] ?? issue.expected}`;
+    return found === undefined ? words : `${words}, found ${foundValue(found)}`;
+  }
   return issue.message;
+}
+
+/** Returns the value at `path` of `value` (`undefined` when there is none). */
+function valueAt(value: unknown, path: readonly PropertyKey[]): unknown {
+  let node = value;
+  for (const step of path) {
+    if (node === null || typeof node !== "object") return undefined;
+    node = (node as Record<PropertyKey, unknown>)[step as string];
+  }
+  return node;
 }
 
 /** Returns the first line of the node at `path` of a parsed document (its key's line for a mapping entry). */
@@ -236,12 +273,14 @@ export function parseTaskFile(source: string, file: string): TaskFile {
         `unknown key${near ? `; did you mean "${[...path.map(String), near].join(".")}"?` : ""}`,
       );
     }
-    const missing = issue.code === "invalid_type" && issue.input === undefined;
+    // zod does not report the value it found: a key is missing only when the file has no value there.
+    const found = valueAt(value, path);
+    const missing = issue.code === "invalid_type" && found === undefined;
     throw taskFileError(
       file,
       lineOf(doc, counter, missing ? path.slice(0, -1) : path),
       path.map(String).join(".") || undefined,
-      missing ? `missing (${expected(issue)})` : expected(issue),
+      missing ? `missing (${expected(issue)})` : expected(issue, found),
     );
   }
   const spec = parsed.data;
@@ -324,11 +363,43 @@ function checkRules(spec: TaskFile, fail: (path: string[], message: string) => n
       fail(["scorer", "pattern"], "needs a capture group ( ... ) around the answer");
     }
   }
+  const applicable = applicablePerturbations(spec);
   for (const [i, condition] of (spec.conditions ?? []).entries()) {
+    const at = ["conditions", String(i)];
     if (condition === "fewshot" && !spec.data.train) {
-      fail(["conditions", String(i)], "fewshot needs data.train (the split exemplars are drawn from)");
+      fail(at, "fewshot needs data.train (the split exemplars are drawn from)");
+    }
+    if (condition === "perturb" && applicable.length === 0) {
+      fail(at, `no perturbation applies to this task (${PERTURB_RULE})`);
+    }
+    const kind = condition.startsWith("perturb:") ? condition.slice("perturb:".length) : undefined;
+    if (kind !== undefined && !PERTURB_KINDS.includes(kind)) {
+      fail(at, `unknown perturbation kind "${kind}" (known: ${PERTURB_KINDS.join(", ")})`);
+    }
+    if (kind !== undefined && !applicable.includes(kind)) {
+      const why = kind === "nota"
+        ? "nota needs a single-answer choice scorer (scorer.kind choice without multiple: true)"
+        : `${kind} changes Han characters: it needs language zh (this task's language is ${spec.language})`;
+      fail(at, `perturb:${kind} does not apply to this task: ${why}`);
     }
   }
+}
+
+/** Every perturbation kind a task file may declare (`perturb:KIND`). */
+export const PERTURB_KINDS: readonly string[] = [...CHAR_KINDS, "mixed", "nota"];
+
+/** Which perturbations apply to which task, in words. */
+const PERTURB_RULE = "the Han-character kinds need language zh; nota needs a single-answer choice scorer";
+
+/**
+ * Returns the perturbation kinds that apply to a task file: the Han-character kinds and `mixed` for Chinese
+ * questions, `nota` for single-answer choice items.
+ */
+export function applicablePerturbations(spec: Pick<TaskFile, "language" | "scorer">): string[] {
+  return [
+    ...(spec.language === "zh" || spec.language.startsWith("zh-") ? [...CHAR_KINDS, "mixed"] : []),
+    ...(spec.scorer.kind === "choice" && !spec.scorer.multiple ? ["nota"] : []),
+  ];
 }
 
 /** Returns `true` when `name` looks like a task file path (`.yaml`, `.yml` or `.json`). */

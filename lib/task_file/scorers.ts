@@ -230,7 +230,8 @@ function regexEntry(pattern: string): ScorerEntry {
 function judgeMessages(rubric: string, system: string | undefined) {
   return (sample: Sample, answer: string): ChatMessage[] => {
     const values = sample.extra.values as Record<string, string>;
-    const filled = { ...values, key: values.answer ?? "", answer };
+    // The loader checked that every record fills the rubric (`{{key}}` needs the answer column).
+    const filled = { ...values, ...(values.answer !== undefined ? { key: values.answer } : {}), answer };
     const user = render(rubric, filled, (name) => {
       throw new Error(`judge rubric: sample ${sample.id} has no value for {{${name}}}`);
     });

@@ -6,16 +6,16 @@
  * @module
  */
 import { dirname, relative, resolve } from "node:path";
-import { CHAR_KINDS } from "../ablations/perturb.ts";
 import { projectPath } from "../core/fs.ts";
 import { CI_METHOD, type RunLabels, type SampleRow, type Summary, summaryLabels } from "../core/summary.ts";
+import type { Sample } from "../core/sample.ts";
 import type { AuxiliaryInput, LoadOptions, RunView, Solver, Task } from "../core/task.ts";
 import { answeredCount, OFFLINE_NOTE, summarize } from "../report/summary.ts";
 import { cotSolver } from "../solvers/cot.ts";
 import { messagesSolver } from "../solvers/context.ts";
 import { TRAIN_SPLIT } from "../solvers/few_shot.ts";
 import { type DataSpec, loadTaskData, withColumns } from "./data.ts";
-import type { TaskFile } from "./schema.ts";
+import { applicablePerturbations, type TaskFile } from "./schema.ts";
 import { scorerEntry } from "./scorers.ts";
 import { defaultFewShotTemplate, defaultUserTemplate, type ItemShape } from "./templates.ts";
 
@@ -28,13 +28,23 @@ function shapeOf(spec: TaskFile): ItemShape {
 
 /** Returns the perturbation kinds a task's `conditions` declare (`perturb` alone: every kind that applies). */
 export function declaredPerturbations(spec: TaskFile): string[] {
-  const applicable = [
-    ...(spec.language.startsWith("zh") ? [...CHAR_KINDS, "mixed"] : []),
-    ...(spec.scorer.kind === "choice" && !spec.scorer.multiple ? ["nota"] : []),
-  ];
+  const applicable = applicablePerturbations(spec);
   const kinds = (spec.conditions ?? []).filter((c) => c.startsWith("perturb"))
     .flatMap((c) => c === "perturb" ? applicable : [c.slice("perturb:".length)]);
   return [...new Set(kinds)];
+}
+
+/**
+ * Returns the `--ablation` values that run every condition a task file declares: `cot`, `fewshot:K` (`shots`
+ * exemplars) and one `perturb:KIND` per declared perturbation kind (what the notebook runs).
+ */
+export function declaredAblations(spec: TaskFile, shots: number): string[] {
+  const declared = spec.conditions ?? [];
+  return [
+    ...(declared.includes("cot") ? ["cot"] : []),
+    ...(declared.includes("fewshot") ? [`fewshot:${shots}`] : []),
+    ...declaredPerturbations(spec).map((kind) => `perturb:${kind}`),
+  ];
 }
 
 /**
@@ -52,6 +62,26 @@ export function declaredConditions(spec: TaskFile): string[] {
     ...(kinds.some((k) => k !== "nota") ? ["perturb"] : []),
     ...(kinds.includes("nota") ? ["nota"] : []),
   ];
+}
+
+/** The group value of a sample whose data has none for a group field: tabulated, so the groups add up. */
+export const MISSING_GROUP = "(missing)";
+
+/** Returns `fields` with every missing value (`null`) as {@linkcode MISSING_GROUP}. */
+function tabulated(fields: Sample["fields"]): Sample["fields"] {
+  return Object.fromEntries(Object.entries(fields).map(([field, value]) => [field, value ?? MISSING_GROUP]));
+}
+
+/** Returns a note per group field some rows have no value for: how many, and where they are tabulated. */
+function missingNotes(rows: readonly SampleRow[], groups: readonly string[]): string[] {
+  return groups.flatMap((field) => {
+    const missing = rows.filter((r) => r.fields[field] === MISSING_GROUP).length;
+    return missing
+      ? [
+        `${field}: ${missing} of ${rows.length} samples have no value in the data; tabulated as "${MISSING_GROUP}"`,
+      ]
+      : [];
+  });
 }
 
 /** Returns `path` relative to the project root (how `Task.defaultDataPath` is given). */
@@ -83,6 +113,7 @@ export function taskFromFile(spec: TaskFile, file: string): Task {
   const user = spec.prompt?.user ?? defaultUserTemplate(spec.language, shape);
   const data: DataSpec = {
     benchmark: name,
+    taskFile: file,
     shape,
     columns: {
       id: spec.columns?.id,
@@ -97,6 +128,7 @@ export function taskFromFile(spec: TaskFile, file: string): Task {
     needsReference: spec.scorer.kind === "rouge1" || spec.scorer.kind === "similarity",
     user,
     fewshot: spec.prompt?.fewshot ?? defaultFewShotTemplate(spec.language, shape),
+    ...(spec.scorer.kind === "judge" ? { rubric: spec.scorer.rubric } : {}),
     format: spec.data.format,
   };
   const load = (split: "test" | "train") => (path: string, options?: LoadOptions) =>
@@ -139,7 +171,11 @@ export function taskFromFile(spec: TaskFile, file: string): Task {
     rows: (view: RunView, labels: RunLabels): SampleRow[] =>
       view.samples.map((sample) => {
         const own = (view.scores.get(sample.id) ?? []).filter((s) => s.scorer === entry.scorer.name);
-        return { id: sample.id, fields: sample.fields, values: entry.values(own, labels.judgeRuns) };
+        return {
+          id: sample.id,
+          fields: tabulated(sample.fields),
+          values: entry.values(own, labels.judgeRuns),
+        };
       }),
     aggregate: (rows: readonly SampleRow[], view: RunView, labels: RunLabels): Summary => {
       const core = summarize(rows, metricNames, groups, { seed: `${labels.benchmark}:${labels.condition}` });
@@ -148,6 +184,8 @@ export function taskFromFile(spec: TaskFile, file: string): Task {
       const judged = entry.scorer.roles.includes("judge");
       return {
         ...summaryLabels(labels),
+        // Judge runs mean something only to a judged task.
+        judge_runs: judged ? labels.judgeRuns : 0,
         n: core.n,
         metrics: core.metrics,
         groups: core.groups,
@@ -162,7 +200,7 @@ export function taskFromFile(spec: TaskFile, file: string): Task {
             : {}),
         },
         ci_method: CI_METHOD,
-        notes: [...entry.notes, ...(labels.offline ? [OFFLINE_NOTE] : [])],
+        notes: [...entry.notes, ...missingNotes(rows, groups), ...(labels.offline ? [OFFLINE_NOTE] : [])],
       };
     },
   };

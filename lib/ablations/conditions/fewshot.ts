@@ -5,10 +5,16 @@
  * @module
  */
 import { ConfigError } from "../../core/errors.ts";
-import { DEFAULT_SHOTS, fewShotSolver, plainTextKey, TRAIN_SPLIT } from "../../solvers/few_shot.ts";
+import {
+  DEFAULT_SHOTS,
+  drawExemplars,
+  fewShotSolver,
+  plainTextKey,
+  TRAIN_SPLIT,
+} from "../../solvers/few_shot.ts";
 import { persianKey } from "../../text/persian.ts";
 import { TRAIN } from "./needs.ts";
-import type { ConditionEntry } from "./types.ts";
+import type { Condition, ConditionEntry, NoteContext } from "./types.ts";
 
 /** Returns the comparison key of question texts in `language` (few-shot duplicate checks). */
 export function textKeyFor(language: string): (text: string) => string {
@@ -31,6 +37,27 @@ export const FEWSHOT: ConditionEntry = {
   needs: [TRAIN],
   solver: (condition, task, base) =>
     fewShotSolver(base, { k: condition.shots!, seed: condition.seed!, textKey: textKeyFor(task.language) }),
-  note: (condition) =>
-    `few-shot: ${condition.shots} exemplars per question drawn from the ${TRAIN_SPLIT} split (seed ${condition.seed}), duplicates of the question excluded; ids in samples.jsonl`,
+  note: (condition, context) =>
+    `few-shot: ${
+      shotsUsed(condition, context)
+    } per question drawn from the ${TRAIN_SPLIT} split (seed ${condition.seed}), duplicates of the question excluded; ids in samples.jsonl`,
 };
+
+/**
+ * Returns how many exemplars the questions got, in words: `5 exemplars` when each got the K asked for, else
+ * the number (or range) actually drawn, with K and the train split's usable size (the draw is the solver's,
+ * repeated: it is seeded, so it is the same).
+ */
+function shotsUsed(condition: Condition, context: NoteContext): string {
+  const k = condition.shots!;
+  const train = context.auxiliary?.get(TRAIN_SPLIT);
+  if (!train) return `${k} exemplars`;
+  const options = { k, seed: condition.seed!, textKey: textKeyFor(context.task.language) };
+  const counts = context.applied.samples.map((sample) => drawExemplars(sample, train, options).length);
+  const [min, max] = [Math.min(...counts), Math.max(...counts)];
+  if (counts.length === 0 || min === k) return `${k} exemplars`;
+  const usable = train.filter((s) => s.reference !== null && s.reference !== "").length;
+  return `${
+    min === max ? min : `${min}-${max}`
+  } exemplars (not the ${k} asked for: the ${TRAIN_SPLIT} split has ${usable} with an answer)`;
+}

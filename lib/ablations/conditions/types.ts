@@ -58,6 +58,8 @@ export interface NoteContext {
   total: number;
   /** Seed of the perturbations, as given. */
   perturbSeed: string;
+  /** The auxiliary inputs of the run by name (the train split few-shot draws from), when loaded. */
+  auxiliary?: ReadonlyMap<string, readonly Sample[]>;
 }
 
 /** A kind of condition, as the registry declares it. */
