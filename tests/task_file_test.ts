@@ -10,6 +10,21 @@ import { plannedScore, questionTag, scriptedReply } from "./fake_judge.ts";
 import { type FakeChatBody, startFakeServer } from "./fake_server.ts";
 import { ROOT, runCli } from "./run_cli.ts";
 
+/** Runs `deno task eval TASK --model offline:reference --out OUT --no-render --quiet` with `extra` flags. */
+function offlineEval(task: string, out: string, extra: string[] = []) {
+  return runCli([
+    "eval",
+    task,
+    "--model",
+    "offline:reference",
+    "--out",
+    out,
+    "--no-render",
+    "--quiet",
+    ...extra,
+  ]);
+}
+
 /** Returns one CSV line (every field quoted). */
 function csv(fields: readonly string[]): string {
   return fields.map((f) => `"${f.replaceAll('"', '""')}"`).join(",");
@@ -693,16 +708,7 @@ Deno.test("a sample without a group value is tabulated as (missing): the groups 
     await Deno.writeTextFile(`${dir}/data.csv`, userCsv(USER_ROWS));
     await Deno.writeTextFile(`${dir}/task.yaml`, userTask());
     const out = `${dir}/run`;
-    const result = await runCli([
-      "eval",
-      `${dir}/task.yaml`,
-      "--model",
-      "offline:reference",
-      "--out",
-      out,
-      "--no-render",
-      "--quiet",
-    ]);
+    const result = await offlineEval(`${dir}/task.yaml`, out);
     assertEquals(result.code, 0, result.stderr);
     const summary = SummarySchema.parse(JSON.parse(await Deno.readTextFile(`${out}/summary.json`)));
     assertEquals(summary.n, 8);
@@ -838,15 +844,7 @@ Deno.test("fewshot:K with fewer usable train exemplars: the note states the numb
     await writeMcqTask(dir, "[fewshot]");
     await Deno.writeTextFile(`${dir}/train.csv`, mcqCsv(mcqItems(3, "train")));
     const out = `${dir}/run`;
-    const result = await runCli([
-      "eval",
-      `${dir}/mcq.yaml`,
-      "--model",
-      "offline:reference",
-      "--out",
-      out,
-      "--no-render",
-      "--quiet",
+    const result = await offlineEval(`${dir}/mcq.yaml`, out, [
       "--ablation",
       "fewshot:5",
       "--ablation",
