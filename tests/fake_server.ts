@@ -31,6 +31,7 @@ export interface FakeChatBody {
   messages: { role: string; content: string }[];
   temperature?: number;
   max_tokens?: number;
+  max_completion_tokens?: number;
   seed?: number;
   response_format?: { type: string };
 }
@@ -63,6 +64,18 @@ export interface FakeServerOptions {
   reply?: (body: FakeChatBody) => string;
   /** Extra headers of every answer (e.g. `x-ratelimit-*`), decided per request after its fault. */
   headers?: (request: FakeRequestRecord) => Record<string, string>;
+  /**
+   * Answer chat completions as OpenAI's reasoning models (o-series, gpt-5) do, for the models this accepts:
+   * 400 `unsupported_parameter` for `max_tokens`, then 400 `unsupported_value` for a `temperature` other than 1,
+   * with OpenAI's messages, `param` and `code` (default: no model).
+   */
+  reasoningModel?: (model: string) => boolean;
+  /**
+   * Answer 400 for a request whose messages are longer than `tokens` (counted as characters / 4, rounded up), as
+   * OpenAI (`context_length_exceeded`) or vLLM ("This model's maximum context length is N tokens") does;
+   * `models` (default every model) picks the models that have the limit.
+   */
+  contextLimit?: { tokens: number; style: "openai" | "vllm"; models?: (model: string) => boolean };
   /** Keep request bodies in {@linkcode FakeServer.requests} (default `true`; benchmarks turn it off). */
   keepBodies?: boolean;
   /** How long a batch stays `in_progress` after it is created, in milliseconds (default 0). */
@@ -272,6 +285,8 @@ export function startFakeServer(options: FakeServerOptions = {}): Promise<FakeSe
       }
       if (path.endsWith("/chat/completions")) {
         const chat = body as FakeChatBody;
+        const refusal = reasoningRefusal(chat, options) ?? contextRefusal(chat, options);
+        if (refusal) return respond(400, JSON.stringify({ error: refusal }));
         const text = reply(chat);
         return respond(
           200,
@@ -299,6 +314,63 @@ export function startFakeServer(options: FakeServerOptions = {}): Promise<FakeSe
       await server.finished;
     },
   }));
+}
+
+/** An OpenAI-style error object. */
+interface FakeErrorObject {
+  message: string;
+  type: string;
+  param: string | null;
+  code: string | number | null;
+}
+
+/** Returns OpenAI's 400 for a parameter a reasoning model does not take, or `undefined`. */
+function reasoningRefusal(chat: FakeChatBody, options: FakeServerOptions): FakeErrorObject | undefined {
+  if (!options.reasoningModel?.(chat.model)) return undefined;
+  if (chat.max_tokens !== undefined) {
+    return {
+      message: "Unsupported parameter: 'max_tokens' is not supported with this model. " +
+        "Use 'max_completion_tokens' instead.",
+      type: "invalid_request_error",
+      param: "max_tokens",
+      code: "unsupported_parameter",
+    };
+  }
+  if (chat.temperature !== undefined && chat.temperature !== 1) {
+    return {
+      message: `Unsupported value: 'temperature' does not support ${chat.temperature} with this model. ` +
+        "Only the default (1) value is supported.",
+      type: "invalid_request_error",
+      param: "temperature",
+      code: "unsupported_value",
+    };
+  }
+  return undefined;
+}
+
+/** Returns the 400 of a request longer than the fake's context limit (OpenAI's or vLLM's), or `undefined`. */
+function contextRefusal(chat: FakeChatBody, options: FakeServerOptions): FakeErrorObject | undefined {
+  const limit = options.contextLimit;
+  if (!limit || (limit.models && !limit.models(chat.model))) return undefined;
+  const used = Math.ceil(chat.messages.reduce((sum, m) => sum + m.content.length, 0) / 4);
+  if (used <= limit.tokens) return undefined;
+  const stated = `This model's maximum context length is ${limit.tokens} tokens.`;
+  return limit.style === "openai"
+    ? {
+      message:
+        `${stated} However, your messages resulted in ${used} tokens. Please reduce the length of the ` +
+        "messages.",
+      type: "invalid_request_error",
+      param: "messages",
+      code: "context_length_exceeded",
+    }
+    : {
+      message: `${stated} However, you requested ${used} tokens (${used} in the messages, 0 in the ` +
+        "completion). Please reduce the length of the messages or completion.",
+      type: "BadRequestError",
+      param: null,
+      code: 400,
+    };
 }
 
 /** A file uploaded to the fake (`POST /v1/files`, multipart). */

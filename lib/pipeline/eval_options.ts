@@ -315,6 +315,16 @@ const OPTION_TABLE = [
     help: "token prices laid over data/prices.json (same layout), for cost accounting and --max-cost",
   },
   {
+    flag: "profiles",
+    key: "profiles",
+    kind: "string",
+    value: "FILE",
+    scope: "common",
+    section: "run",
+    help: "model request profiles matched before data/profiles.json (same layout): token-limit parameter, " +
+      "sampling parameters, reasoning field, JSON mode, seed",
+  },
+  {
     flag: "ablation",
     key: "ablations",
     kind: "strings",

@@ -39,6 +39,7 @@ import { parseShard, type Shard, shardCondition, shardSamples } from "./shard.ts
 import { namedSettings, planRoles, requireEnv, type RoleEndpoints } from "./plan_roles.ts";
 import type { RolePlan } from "./roles.ts";
 import { loadPrices, priceOf, type PriceTable } from "../providers/accounting/prices.ts";
+import { loadProfiles } from "../providers/transport/profiles.ts";
 
 /** Returns the first conversations of `samples` in file order holding at most `limit` samples (≥ 1 conversation). */
 export function limitSamples(samples: readonly Sample[], limit?: number): Sample[] {
@@ -333,6 +334,7 @@ export async function planEval(config: EvalConfig, data?: EvalData): Promise<Eva
     task,
     solvers,
     allSamples,
+    await loadProfiles(config.profiles),
   );
   const needed = new Set(solvers.flatMap((solver) => solver.auxiliary ?? []));
   const auxiliary = await loadAuxiliary(task, config, loaded, needed);

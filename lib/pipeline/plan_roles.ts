@@ -14,6 +14,7 @@ import type { Sample } from "../core/sample.ts";
 import type { Solver, Task } from "../core/task.ts";
 import { OFFLINE_JUDGES, OFFLINE_ROLES, STAND_INS } from "../benchmarks/stand_ins.ts";
 import { createProvider, providerAddresses, type ProviderSettings } from "../providers/factory.ts";
+import type { ProfileTable } from "../providers/transport/profiles.ts";
 import { batchRoleProviders } from "../providers/batch/batch.ts";
 import type { ChatProvider } from "../providers/types.ts";
 import type { RolePlan } from "./roles.ts";
@@ -213,13 +214,14 @@ function providerSettings(
  * Returns every role of a run — the model under test (`corpus` feeds the retrieval baseline) with the task's
  * generation parameters and the model role's, the judges, the roles `solvers` and the task call, and the
  * embeddings model — planned in one loop over the roles given; a role needed but not given, or given but
- * called by nothing, is an error naming its flag.
+ * called by nothing, is an error naming its flag. Each model's requests take its profile of `profiles`.
  */
 export function planRoles(
   config: EvalConfig,
   task: Task,
   solvers: readonly Solver[],
   corpus: readonly Sample[],
+  profiles?: ProfileTable,
 ): PlannedRoles {
   const given = givenRoles(config);
   const model = given.get("model");
@@ -284,7 +286,7 @@ export function planRoles(
       provide(
         endpoints,
         name,
-        providerSettings(config, name, m, role, model, offline),
+        { ...providerSettings(config, name, m, role, model, offline), profiles },
         name === "model" ? corpus : undefined,
       )
     );

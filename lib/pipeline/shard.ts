@@ -116,6 +116,7 @@ export function runConfigRecord(config: EvalConfig): Record<string, unknown> {
   if (config.data !== undefined) record.data = absolute(config.data);
   if (config.humanEval !== undefined) record.humanEval = absolute(config.humanEval);
   if (config.prices !== undefined) record.prices = absolute(config.prices);
+  if (config.profiles !== undefined) record.profiles = absolute(config.profiles);
   if (config.aux !== undefined) {
     record.aux = config.aux.map((a) => a.replace(/^([^=]+=)(.+)$/, (_, name, path) => name + absolute(path)));
   }

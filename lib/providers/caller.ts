@@ -12,7 +12,7 @@ import type { RunStore } from "../store/run_store.ts";
 import { Limiter } from "./flow/limiter.ts";
 import { redact } from "./transport/redact.ts";
 import { DEFAULT_RETRY_POLICY, type RetryPolicy, withRetry } from "./transport/retry.ts";
-import { type ChatProvider, type ChatRequest, ProviderError, StopError } from "./types.ts";
+import { type Adaptation, type ChatProvider, type ChatRequest, ProviderError, StopError } from "./types.ts";
 
 /** The result of a call: the stored call and whether it came from the store. */
 export interface CallResult {
@@ -101,9 +101,21 @@ export class Caller {
     return this.#through(
       key,
       { messages: request.messages, params: requestParams(request) },
-      () => this.provider.complete(request, { callKey: key }),
+      () => this.provider.complete(request, { callKey: key, onAdapt: (a) => this.#adapted(a) }),
       condition,
     );
+  }
+
+  /**
+   * Records a change of the request shape the server asked for (a refused parameter): once in the run's event
+   * log as `request_adapted`, and as a progress note. The call key is not changed by it: it addresses what the
+   * role asked, not how the request was shaped on the wire.
+   */
+  #adapted(adaptation: Adaptation): void {
+    const note =
+      `${this.role} ${this.provider.model}: ${adaptation.parameter} refused, now ${adaptation.now}`;
+    this.progress?.note(note);
+    this.store.logEvent("request_adapted", { role: this.role, model: this.provider.model, ...adaptation });
   }
 
   /** Returns the embedding of `text`, from the store when present, else from the provider (stored). */

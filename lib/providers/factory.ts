@@ -9,6 +9,7 @@ import type { Sample } from "../core/sample.ts";
 import { EmbeddingEndpointPool, EndpointPool, type PoolEndpointConfig } from "./flow/endpoint_pool.ts";
 import { GENERIC_STAND_INS, type OfflineStandIns, standInsFor } from "./offline/stand_in.ts";
 import { endpointName } from "./transport/openai.ts";
+import { profileOf, type ProfileTable } from "./transport/profiles.ts";
 import type { ChatProvider } from "./types.ts";
 
 /** Offline model names and what they are. */
@@ -54,6 +55,8 @@ export interface ProviderSettings {
   standIns?: OfflineStandIns;
   /** `true` for an embeddings endpoint (`/embeddings`) rather than chat. */
   embeddings?: boolean;
+  /** Request-shape profiles (`data/profiles.json`, `--profiles` laid over it); the model's is used. */
+  profiles?: ProfileTable;
 }
 
 /**
@@ -148,5 +151,6 @@ export function createProvider(settings: ProviderSettings, corpus: readonly Samp
     concurrency: settings.concurrency,
     rpm: settings.rpm,
     tpm: settings.tpm,
+    profile: settings.profiles ? profileOf(settings.profiles, settings.model) : undefined,
   });
 }

@@ -57,12 +57,24 @@ export interface ChatProvider {
   batchClient?(): OpenAI | undefined;
 }
 
+/** One change of a model's request shape, learned from a 400. */
+export interface Adaptation {
+  /** The parameter the server refused, e.g. `max_tokens`, `temperature`, `seed`, `response_format`. */
+  parameter: string;
+  /** What is sent from now on, e.g. `max_completion_tokens` or `left out`. */
+  now: string;
+  /** The server's message (no secrets: it quotes the request's parameters). */
+  reason: string;
+}
+
 /** Per-call options of {@linkcode ChatProvider.complete}. */
 export interface CallOptions {
   /** Aborts the call. */
   signal?: AbortSignal;
   /** The run store key of this call; sent as the `x-medeval-call` header so server logs can be traced. */
   callKey?: string;
+  /** Told when the request's shape was changed after the server refused a parameter (once per change). */
+  onAdapt?: (adaptation: Adaptation) => void;
 }
 
 /**

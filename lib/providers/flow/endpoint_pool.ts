@@ -24,6 +24,8 @@ import {
   OpenAIProvider,
   type OpenAIProviderConfig,
 } from "../transport/openai.ts";
+import type { ModelProfile } from "../transport/profiles.ts";
+import { RequestShape } from "../transport/request_shape.ts";
 import { estimateChatTokens, loadTokenCounter, type TokenCounter } from "./token_estimate.ts";
 import {
   type CallOptions,
@@ -52,6 +54,8 @@ export interface EndpointPoolConfig extends Omit<EndpointLimits, "concurrency"> 
   timeoutMs?: number;
   /** Requests in flight at once per endpoint (default 8): the start and ceiling of its AIMD window. */
   concurrency?: number;
+  /** The model's request profile (default: the shape of a model no profile matches); one shape for every endpoint. */
+  profile?: ModelProfile;
   /**
    * Monotonic milliseconds (default `performance.now`). Tests pass a clock they move themselves; the pool's
    * timers still wait real milliseconds, so such a clock must be moved on for a wait to end.
@@ -107,6 +111,7 @@ export class EndpointPool implements ChatProvider {
     const clock = config.clock ?? (() => performance.now());
     this.#clock = clock;
     const names = endpointNames(config.endpoints.map((e) => e.baseURL));
+    const shape = new RequestShape(config.profile);
     this.model = config.model;
     this.endpoints = config.endpoints.map((endpoint, i) =>
       new Endpoint(
@@ -117,6 +122,7 @@ export class EndpointPool implements ChatProvider {
           apiKey: endpoint.apiKey,
           timeoutMs: config.timeoutMs,
           concurrency,
+          shape,
         }),
         { ...config, concurrency },
         clock,
@@ -147,6 +153,7 @@ export class EndpointPool implements ChatProvider {
         send.endpoint.provider.complete(request, {
           signal: options.signal,
           callKey: options.callKey,
+          onAdapt: options.onAdapt,
           onHeaders: send.endpoint.onHeaders,
         }),
     );

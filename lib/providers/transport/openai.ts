@@ -5,6 +5,7 @@
 import OpenAI from "openai";
 import { redact, registerSecret } from "./redact.ts";
 import { parseRetryAfter } from "./retry.ts";
+import { RequestShape } from "./request_shape.ts";
 import {
   type CallOptions,
   type ChatProvider,
@@ -26,6 +27,11 @@ export interface OpenAIProviderConfig {
   timeoutMs?: number;
   /** Requests in flight at once (default 8). */
   concurrency?: number;
+  /**
+   * The model's request shape (its profile, and what the server taught it), shared by the endpoints of a pool
+   * (default: the shape of a model no profile matches).
+   */
+  shape?: RequestShape;
 }
 
 /** Per-call options of an OpenAI-compatible endpoint: the common ones, and a listener for the answer's headers. */
@@ -58,8 +64,8 @@ export class OpenAIProvider implements ChatProvider {
   /** The OpenAI client (no retries of its own: the caller's retry loop retries). */
   protected readonly client: OpenAI;
   readonly #timeoutMs: number;
-  /** Set once the server has refused JSON mode, so later requests stop asking for it. */
-  #jsonModeRefused = false;
+  /** The request shape: token-limit parameter, parameters sent, JSON mode; adapted on documented 400s. */
+  readonly shape: RequestShape;
 
   /** Creates a provider; the API key is registered for redaction. */
   constructor(config: OpenAIProviderConfig) {
@@ -68,6 +74,7 @@ export class OpenAIProvider implements ChatProvider {
     this.concurrency = config.concurrency ?? DEFAULT_CONCURRENCY;
     this.#timeoutMs = config.timeoutMs ?? 120_000;
     this.label = endpointLabel(config.model, config.baseURL);
+    this.shape = config.shape ?? new RequestShape();
     this.client = new OpenAI({
       baseURL: config.baseURL,
       apiKey: config.apiKey || "not-needed",
@@ -81,21 +88,21 @@ export class OpenAIProvider implements ChatProvider {
     return this.client;
   }
 
-  /** Sends one chat completion request; failures become classified {@linkcode ProviderError}s. */
+  /**
+   * Sends one chat completion request in the model's request shape; a documented 400 for an unsupported
+   * parameter or value changes the shape once (told to `options.onAdapt`) and the request is sent again in the
+   * new shape. Other failures become classified {@linkcode ProviderError}s.
+   */
   async complete(request: ChatRequest, options: EndpointCallOptions = {}): Promise<ChatResponse> {
-    const jsonMode = request.jsonMode && !this.#jsonModeRefused;
+    let sent: Record<string, unknown> = {};
     try {
-      const { data: completion, response } = await this.client.chat.completions.create({
-        model: this.model,
-        messages: request.messages,
-        ...(request.temperature !== undefined ? { temperature: request.temperature } : {}),
-        ...(request.maxTokens !== undefined ? { max_tokens: request.maxTokens } : {}),
-        ...(request.seed !== undefined ? { seed: request.seed } : {}),
-        ...(jsonMode ? { response_format: { type: "json_object" as const } } : {}),
-      }, {
-        signal: options.signal,
-        headers: options.callKey ? { "x-medeval-call": options.callKey } : undefined,
-      }).withResponse();
+      const { data: completion, response } = await this.shape.send(this.model, request, (body) => {
+        sent = body;
+        return this.client.chat.completions.create(body as unknown as ChatCompletionBody, {
+          signal: options.signal,
+          headers: options.callKey ? { "x-medeval-call": options.callKey } : undefined,
+        }).withResponse();
+      });
       options.onHeaders?.(response.headers);
       const choice = completion.choices?.[0];
       if (!choice || typeof choice.message?.content !== "string") {
@@ -111,18 +118,25 @@ export class OpenAIProvider implements ChatProvider {
       };
     } catch (err) {
       reportErrorHeaders(err, options);
-      if (
-        jsonMode && err instanceof OpenAI.APIError && err.status === 400 &&
-        /response_format|json/i.test(err.message)
-      ) {
-        // The server does not offer JSON mode: remember that and ask again without it.
-        this.#jsonModeRefused = true;
-        return this.complete(request, options);
+      if (err instanceof OpenAI.APIError) {
+        const adaptation = this.shape.adapt(sent, {
+          status: err.status,
+          code: typeof err.code === "string" ? err.code : undefined,
+          param: err.param,
+          message: err.message,
+        });
+        if (adaptation) {
+          options.onAdapt?.({ ...adaptation, reason: redact(adaptation.reason) });
+          return this.complete(request, options);
+        }
       }
       throw classifyError(err);
     }
   }
 }
+
+/** The body type of a non-streaming chat completion, as the client declares it. */
+type ChatCompletionBody = OpenAI.Chat.Completions.ChatCompletionCreateParamsNonStreaming;
 
 /** Calls `/embeddings` of the same kind of server (`--embed-model`). */
 export class OpenAIEmbeddingProvider extends OpenAIProvider {
@@ -156,6 +170,21 @@ function reportErrorHeaders(err: unknown, options: EndpointCallOptions): void {
   if (err instanceof OpenAI.APIError && err.headers instanceof Headers) options.onHeaders?.(err.headers);
 }
 
+/**
+ * Returns the error of a request longer than the model's context (OpenAI's `context_length_exceeded`, vLLM's
+ * "This model's maximum context length is N tokens"): never retryable, its message names the reason and the
+ * limit when the server states it; `undefined` for any other error.
+ */
+function contextLimitError(err: InstanceType<typeof OpenAI.APIError>): ProviderError | undefined {
+  const limit = err.message.match(/maximum context length is (\d+) tokens/i)?.[1];
+  if (err.code !== "context_length_exceeded" && limit === undefined) return undefined;
+  const reason = `context length exceeded${limit ? ` (the model's limit is ${limit} tokens)` : ""}`;
+  return new ProviderError(redact(`${reason}: HTTP ${err.status ?? "?"}: ${err.message}`), {
+    status: err.status,
+    retryable: false,
+  });
+}
+
 /** Turns anything the OpenAI client throws into a redacted, classified {@linkcode ProviderError}. */
 export function classifyError(err: unknown): ProviderError {
   if (err instanceof ProviderError) return err;
@@ -169,6 +198,8 @@ export function classifyError(err: unknown): ProviderError {
     return new ProviderError(redact(`connection failed: ${err.message}`), { retryable: true });
   }
   if (err instanceof OpenAI.APIError) {
+    const context = contextLimitError(err);
+    if (context) return context;
     const status = err.status;
     // A 429 for an exhausted quota (billing) does not pass by waiting.
     const quota = status === 429 && err.code === "insufficient_quota";

@@ -1,0 +1,89 @@
+/**
+ * Per-model request shapes: which token-limit parameter a model takes, which sampling parameters it accepts,
+ * where it puts its reasoning, and whether it honours JSON mode and seeds. The table the project ships
+ * (`data/profiles.json`) with, optionally, a file of the user's laid over it (`--profiles FILE`, same layout;
+ * its profiles are matched first). A model no profile matches gets {@linkcode DEFAULT_PROFILE}.
+ * @module
+ */
+import { z } from "zod";
+import { projectPath } from "../../core/fs.ts";
+import { InputError } from "../../core/errors.ts";
+import { readTextStrict } from "../../core/text_file.ts";
+import { parseRecord } from "../../core/validate.ts";
+
+/** The sampling parameters a profile can allow (the ones requests carry). */
+export const SAMPLING_PARAMETERS = ["temperature"] as const;
+
+/** A sampling parameter a profile can allow. */
+export type SamplingParameter = typeof SAMPLING_PARAMETERS[number];
+
+const ProfileSchema = z.object({
+  match: z.string().min(1),
+  token_limit: z.enum(["max_tokens", "max_completion_tokens"]),
+  sampling: z.array(z.enum(SAMPLING_PARAMETERS)),
+  reasoning_field: z.enum(["reasoning_content", "reasoning"]).nullable().optional(),
+  json_mode: z.boolean(),
+  seed: z.boolean(),
+}).strict();
+
+const ProfileFileSchema = z.object({
+  source: z.string().optional(),
+  profiles: z.array(ProfileSchema),
+}).strict();
+
+/** One profile: a model-name pattern (`*` matches any characters, case ignored) and the request shape. */
+export type ModelProfile = z.infer<typeof ProfileSchema>;
+
+/** A profile table: profiles in matching order (the first that matches a model name wins). */
+export type ProfileTable = readonly ModelProfile[];
+
+/** The shape of a model no profile matches: `max_tokens`, temperature, JSON mode and seed all sent. */
+export const DEFAULT_PROFILE: ModelProfile = {
+  match: "*",
+  token_limit: "max_tokens",
+  sampling: ["temperature"],
+  reasoning_field: null,
+  json_mode: true,
+  seed: true,
+};
+
+/** Where the shipped profile table lives. */
+export const DEFAULT_PROFILES_PATH = projectPath("data/profiles.json");
+
+/** Reads and validates one profile file; errors name the file and the field (an unknown field too). */
+export async function readProfileFile(path: string): Promise<ModelProfile[]> {
+  const text = await readTextStrict(path);
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch (err) {
+    throw new InputError({ file: path }, `not valid JSON (${err instanceof Error ? err.message : err})`);
+  }
+  if (raw !== null && typeof raw === "object" && !Array.isArray(raw)) {
+    const unknown = Object.keys(raw).find((key) => !(key in ProfileFileSchema.shape));
+    if (unknown !== undefined) {
+      throw new InputError(
+        { file: path, record: "profile table", field: unknown },
+        `unknown field (known: ${Object.keys(ProfileFileSchema.shape).join(", ")})`,
+      );
+    }
+  }
+  return parseRecord(ProfileFileSchema, raw, path, "profile table").profiles;
+}
+
+/** Returns the shipped table with the profiles of `overridePath` (when given) placed before its own. */
+export async function loadProfiles(overridePath?: string): Promise<ProfileTable> {
+  const shipped = await readProfileFile(DEFAULT_PROFILES_PATH);
+  return overridePath ? [...await readProfileFile(overridePath), ...shipped] : shipped;
+}
+
+/** Returns `true` when `model` matches `pattern` (`*` any characters, case ignored). */
+export function matchesModel(pattern: string, model: string): boolean {
+  const source = pattern.split("*").map((part) => part.replace(/[.+?^${}()|[\]\\]/g, "\\$&")).join(".*");
+  return new RegExp(`^${source}$`, "i").test(model);
+}
+
+/** Returns the first profile of `table` whose pattern matches `model`, else {@linkcode DEFAULT_PROFILE}. */
+export function profileOf(table: ProfileTable, model: string): ModelProfile {
+  return table.find((profile) => matchesModel(profile.match, model)) ?? DEFAULT_PROFILE;
+}

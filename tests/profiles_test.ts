@@ -1,0 +1,237 @@
+import { assert, assertEquals, assertMatch, assertStringIncludes } from "@std/assert";
+import { loadProfiles, profileOf } from "../lib/providers/transport/profiles.ts";
+import { RunStore } from "../lib/store/run_store.ts";
+import {
+  type FakeChatBody,
+  type FakeRequestRecord,
+  type FakeServer,
+  startFakeServer,
+} from "./fake_server.ts";
+import { cli, llmevalCommand, ROOT, runCli } from "./run_cli.ts";
+
+const CLIMED_SAMPLE = `${ROOT}data/climedbench/sample.jsonl`;
+/** Generation flags that make every request carry `temperature` and `max_tokens`. */
+const SAMPLING = [
+  "--role-opt",
+  "model.temperature=0",
+  "--role-opt",
+  "model.max-tokens=256",
+  "--role-opt",
+  "judge.temperature=0",
+];
+
+function chats(server: FakeServer): FakeRequestRecord[] {
+  return server.requests.filter((r) => r.path.endsWith("/chat/completions"));
+}
+
+/** The parameters a chat request was sent with (its body's keys but model and messages), sorted. */
+function shapeOf(record: FakeRequestRecord): string {
+  const body = record.body as FakeChatBody;
+  return `${body.model}:${
+    Object.keys(body).filter((k) => k !== "model" && k !== "messages").sort().join(",")
+  }`;
+}
+
+/** Asserts that no request shape was refused twice, and returns the refusals. */
+function refusals(server: FakeServer): FakeRequestRecord[] {
+  const refused = chats(server).filter((r) => r.status === 400);
+  const shapes = refused.map(shapeOf);
+  assertEquals(new Set(shapes).size, shapes.length, `a refused shape was sent twice: ${shapes.join(" | ")}`);
+  return refused;
+}
+
+function adaptations(out: string): { role: string; model: string; parameter: string; now: string }[] {
+  const store = new RunStore(`${out}/run.sqlite`, { readOnly: true });
+  try {
+    return store.events("request_adapted").map((e) => e.detail as never);
+  } finally {
+    store.close();
+  }
+}
+
+async function run(command: Deno.Command): Promise<{ code: number; stderr: string }> {
+  const out = await command.output();
+  return { code: out.code, stderr: new TextDecoder().decode(out.stderr) };
+}
+
+Deno.test("profiles: the shipped table gives o-series and gpt-5 max_completion_tokens and no temperature", async () => {
+  const table = await loadProfiles();
+  for (const model of ["o1", "o3-mini", "o4-mini-2025-04-16", "gpt-5", "GPT-5-mini"]) {
+    const profile = profileOf(table, model);
+    assertEquals(profile.token_limit, "max_completion_tokens", model);
+    assertEquals(profile.sampling, [], model);
+  }
+  assertEquals(profileOf(table, "gpt-4o").token_limit, "max_tokens");
+  assertEquals(profileOf(table, "qwen2.5-7b-instruct").sampling, ["temperature"]);
+});
+
+Deno.test("profiles: LLMEval-Med against a reasoning model adapts once per refused parameter and role", async () => {
+  const server = await startFakeServer({ reasoningModel: () => true });
+  const out = await Deno.makeTempDir({ prefix: "medeval-profiles-" });
+  try {
+    const result = await run(llmevalCommand(server.url, out, false, SAMPLING));
+    assertEquals(result.code, 0, result.stderr);
+    const refused = refusals(server);
+    // max_tokens, then temperature, for the model and for the judge: four refusals in all.
+    assertEquals(refused.length, 4, refused.map(shapeOf).join(" | "));
+    const learned = adaptations(out).map((a) => `${a.role}:${a.parameter}->${a.now}`).sort();
+    assertEquals(learned, [
+      "judge:max_tokens->max_completion_tokens",
+      "judge:temperature->left out (server default)",
+      "model:max_tokens->max_completion_tokens",
+      "model:temperature->left out (server default)",
+    ]);
+    const ok = chats(server).filter((r) => r.status === 200).map((r) => r.body as FakeChatBody);
+    assert(ok.length > 0);
+    assert(ok.every((b) => b.max_tokens === undefined && b.temperature === undefined));
+    assert(ok.some((b) => b.max_completion_tokens === 256));
+
+    // Resumed against a plain server: every call comes from the store (the call keys did not change).
+    const plain = await startFakeServer();
+    try {
+      const resumed = await run(llmevalCommand(plain.url, out, true, SAMPLING));
+      assertEquals(resumed.code, 0, resumed.stderr);
+      assertEquals(chats(plain).length, 0);
+    } finally {
+      await plain.close();
+    }
+  } finally {
+    await server.close();
+    await Deno.remove(out, { recursive: true });
+  }
+});
+
+Deno.test("profiles: CliMedBench against a reasoning model finishes with one refusal per adaptation", async () => {
+  const server = await startFakeServer({ reasoningModel: () => true, reply: () => "答案：A" });
+  const out = await Deno.makeTempDir({ prefix: "medeval-profiles-" });
+  try {
+    const result = await run(cli([
+      "eval",
+      "climedbench",
+      "--model",
+      "fake-model",
+      "--base-url",
+      server.url,
+      "--embed-model",
+      "fake-embed",
+      "--data",
+      CLIMED_SAMPLE,
+      "--out",
+      out,
+      "--no-render",
+      "--temperature",
+      "0",
+      "--max-tokens",
+      "64",
+    ]));
+    assertEquals(result.code, 0, result.stderr);
+    assertEquals(refusals(server).length, 2);
+    assertEquals(adaptations(out).map((a) => a.parameter).sort(), ["max_tokens", "temperature"]);
+  } finally {
+    await server.close();
+    await Deno.remove(out, { recursive: true });
+  }
+});
+
+Deno.test("profiles: a --profiles file that declares the model sends no refused request", async () => {
+  const server = await startFakeServer({ reasoningModel: () => true });
+  const out = await Deno.makeTempDir({ prefix: "medeval-profiles-" });
+  const file = `${out}-profiles.json`;
+  await Deno.writeTextFile(
+    file,
+    JSON.stringify({
+      profiles: [{
+        match: "fake-*",
+        token_limit: "max_completion_tokens",
+        sampling: [],
+        json_mode: true,
+        seed: true,
+      }],
+    }),
+  );
+  try {
+    const result = await run(llmevalCommand(server.url, out, false, [...SAMPLING, "--profiles", file]));
+    assertEquals(result.code, 0, result.stderr);
+    assertEquals(chats(server).filter((r) => r.status !== 200).length, 0);
+    assertEquals(adaptations(out), []);
+    assert(chats(server).some((r) => (r.body as FakeChatBody).max_completion_tokens === 256));
+  } finally {
+    await server.close();
+    await Deno.remove(out, { recursive: true });
+    await Deno.remove(file);
+  }
+});
+
+for (const style of ["openai", "vllm"] as const) {
+  Deno.test(`profiles: a ${style} context-limit 400 is one answer error naming the limit, never retried`, async () => {
+    const limit = 20;
+    const server = await startFakeServer({
+      contextLimit: { tokens: limit, style, models: (m) => m === "fake-model" },
+    });
+    const out = await Deno.makeTempDir({ prefix: "medeval-profiles-" });
+    try {
+      const result = await run(llmevalCommand(server.url, out, false));
+      const refused = chats(server).filter((r) => r.status === 400);
+      assert(refused.length > 0, "the limit must cut some samples");
+      assert(chats(server).some((r) => r.status === 200 && (r.body as FakeChatBody).model === "fake-model"));
+      // Never retried: each refused call key was sent once.
+      const keys = refused.map((r) => r.callKey);
+      assertEquals(new Set(keys).size, keys.length);
+      const store = new RunStore(`${out}/run.sqlite`, { readOnly: true });
+      try {
+        const errors = store.outputs().map((o) => o.error).filter((e) => e !== null);
+        const context = errors.filter((e) => e.includes("context length exceeded"));
+        assertEquals(context.length, refused.length);
+        for (const error of context) assertStringIncludes(error, `(the model's limit is ${limit} tokens)`);
+        // The other errors are later turns of a conversation whose earlier turn was refused.
+        assert(errors.every((e) => context.includes(e) || e.startsWith("not asked:")), errors.join("\n"));
+        assertEquals(store.events("retry").length, 0);
+      } finally {
+        store.close();
+      }
+      assertEquals(result.code, 1, result.stderr);
+      assertStringIncludes(result.stderr, "failed for good");
+    } finally {
+      await server.close();
+      await Deno.remove(out, { recursive: true });
+    }
+  });
+}
+
+Deno.test("profiles: a bad --profiles file is one line naming the file and the field", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "medeval-profiles-" });
+  const file = `${dir}/profiles.json`;
+  const bad = [
+    [
+      { profiles: [{ match: "x", token_limit: "max_length", sampling: [], json_mode: true, seed: true }] },
+      "token_limit",
+    ],
+    [{ profiles: [{ match: "x", token_limit: "max_tokens", sampling: [], json_mode: true }] }, "seed"],
+    [{ profiles: [], colour: "red" }, "colour"],
+  ] as const;
+  try {
+    for (const [content, field] of bad) {
+      await Deno.writeTextFile(file, JSON.stringify(content));
+      const result = await runCli([
+        "eval",
+        "llmeval-med",
+        "--model",
+        "offline:reference",
+        "--judge",
+        "offline:overlap",
+        "--data",
+        `${ROOT}data/llmeval_med/sample.json`,
+        "--out",
+        `${dir}/out`,
+        "--profiles",
+        file,
+      ]);
+      assertEquals(result.code, 2, result.stderr);
+      assertEquals(result.errors.length, 1, result.stderr);
+      assertStringIncludes(result.errors[0], file);
+      assertMatch(result.errors[0], new RegExp(`field "profiles\\.0\\.${field}"|field "${field}"`));
+    }
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
