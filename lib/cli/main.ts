@@ -187,11 +187,19 @@ async function evalCommand(args: string[]): Promise<number> {
     );
   }
   for (const row of result.summary.usage ?? []) {
-    const cost = row.cost === null ? "no price" : `${row.cost.toFixed(4)} ${row.currency}`;
+    const cost = row.cost !== null
+      ? `${row.cost.toFixed(4)} ${row.currency}`
+      : row.calls_without_usage
+      ? "cost unknown"
+      : "no price";
+    const tokens = row.prompt_tokens === null
+      ? "tokens unknown"
+      : `${row.prompt_tokens} prompt + ${row.completion_tokens} completion tokens`;
+    const without = row.calls_without_usage ? ` (${row.calls_without_usage} calls without usage)` : "";
     console.log(
       `  ${row.role} ${row.model}${
         row.batch ? " (batch)" : ""
-      }: ${row.calls} calls, ${row.prompt_tokens} prompt + ${row.completion_tokens} completion tokens, ${cost}`,
+      }: ${row.calls} calls, ${tokens}${without}, ${cost}`,
     );
   }
   console.log(`  outputs: ${result.out}`);

@@ -21,6 +21,10 @@ export interface StoredCall {
   finishReason: string | null;
   /** Token usage, if reported. */
   usage: TokenUsage | null;
+  /** The server's refusal text, if given; absent in stores of earlier versions. */
+  refusal?: string | null;
+  /** Reasoning the server gave apart from the answer, if any (never part of `text`); absent in earlier stores. */
+  reasoning?: string | null;
   /** Attempts it took (1 = no retry). */
   attempts: number;
   /** Wall time of the successful attempt, in milliseconds. */

@@ -45,11 +45,13 @@ export const UsageRowSchema = z.object({
   model: z.string(),
   batch: z.boolean(),
   calls: z.number().int().min(0),
-  prompt_tokens: z.number().int().min(0),
-  completion_tokens: z.number().int().min(0),
+  /** Prompt tokens reported; `null` (unknown) when no call of the row reported usage. */
+  prompt_tokens: z.number().int().min(0).nullable(),
+  /** Completion tokens reported; `null` (unknown) when no call of the row reported usage. */
+  completion_tokens: z.number().int().min(0).nullable(),
   /** Calls whose server reported no token usage (not counted in the tokens). */
   calls_without_usage: z.number().int().min(0),
-  /** Cost in `currency`; `null` when the model has no price. */
+  /** Cost in `currency`; `null` when the model has no price or some call reported no usage (unknown). */
   cost: z.number().nullable(),
   currency: z.string(),
 });

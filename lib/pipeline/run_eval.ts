@@ -32,6 +32,7 @@ import {
   scoreFailures,
 } from "./completeness.ts";
 import { type ConditionResult, writeRunOutputs } from "./write_outputs.ts";
+import { answerOutcomes, outcomesNote, truncationWarning } from "./outcomes.ts";
 
 /** What a finished run returns. */
 export interface EvalResult {
@@ -109,7 +110,16 @@ export function conditionResult(
     not_judged: completeness.not_judged,
     failed: completeness.failed,
   });
+  const outcomes = answerOutcomes(store.outputs(condition.name), (key) => store.getCall(key));
+  Object.assign(summary.counts, {
+    truncated: outcomes.truncated,
+    refused: outcomes.refused,
+    empty_answers: outcomes.empty_answers,
+    context_errors: outcomes.context_errors,
+  });
   if (!completeness.complete) summary.notes.unshift(partialRunNote(completeness));
+  const outcomeNote = outcomesNote(outcomes);
+  if (outcomeNote) summary.notes.push(outcomeNote);
   const juries = task.scorers.filter(isJudgeScorer).map((s) =>
     juryReport(view, s.name, s.spec, judgeRuns, `${task.name}:${condition.name}`)
   ).filter((j) => j !== undefined);
@@ -130,7 +140,14 @@ export function conditionResult(
     plan.conditions[0].condition.name,
   );
   if (plan.shard) summary.notes.push(shardNote(plan.shard, plan.samples.length, plan.allSamples.length));
-  return { condition, summary, rows, samples: applied.samples, failureCauses: completeness.causes };
+  return {
+    condition,
+    summary,
+    rows,
+    samples: applied.samples,
+    failureCauses: completeness.causes,
+    truncationWarning: truncationWarning(labels.model, condition.name, outcomes),
+  };
 }
 
 /** Returns `summary` with `complete` right after `n` (where a reader of `summary.json` looks for it). */
@@ -199,6 +216,9 @@ export async function executeEval(plan: EvalPlan): Promise<EvalResult> {
       results.push(result);
     }
     progress.finish();
+    for (const { truncationWarning } of results) {
+      if (truncationWarning) console.error(`warning: ${truncationWarning}`);
+    }
     const comparisons = await writeRunOutputs({
       out: config.out,
       task,

@@ -39,6 +39,8 @@ export interface ConditionResult {
   samples: Sample[];
   /** Why its failed samples failed: each distinct error with its count (empty when none failed). */
   failureCauses: Map<string, number>;
+  /** The warning that too many of the model's answers were truncated (raise `--max-tokens`), if so. */
+  truncationWarning?: string;
 }
 
 /** Returns one JSON row per sample: its fields, input as asked, answer (or error) and scores. */

@@ -67,6 +67,8 @@ function requestParams(request: ChatRequest): Record<string, unknown> {
 interface Reply {
   text: string;
   finishReason?: string;
+  refusal?: string;
+  reasoning?: string;
   usage?: TokenUsage;
   endpoint?: string;
 }
@@ -199,6 +201,8 @@ export class Caller {
           text: response.text,
           finishReason: response.finishReason ?? null,
           usage: response.usage ?? null,
+          ...(response.refusal ? { refusal: response.refusal } : {}),
+          ...(response.reasoning ? { reasoning: response.reasoning } : {}),
           attempts,
           latencyMs: Math.round(performance.now() - started),
           createdAt: new Date().toISOString(),

@@ -26,8 +26,12 @@ export interface ChatRequest extends GenerationParams {
 export interface ChatResponse {
   /** The assistant's reply text. */
   text: string;
-  /** Why generation stopped (`stop`, `length`, ...), if reported. */
+  /** Why generation stopped (`stop`, `length`, `content_filter`, ...), if reported. */
   finishReason?: string;
+  /** The server's refusal text (a `refusal` field), if given; the text is then usually empty. */
+  refusal?: string;
+  /** Reasoning the server gave apart from the answer (`reasoning_content` or `reasoning`); never in `text`. */
+  reasoning?: string;
   /** Token usage, if reported. */
   usage?: TokenUsage;
   /** The model name the server says it used. */

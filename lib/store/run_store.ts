@@ -21,7 +21,7 @@ CREATE TABLE IF NOT EXISTS samples (id TEXT PRIMARY KEY, position INTEGER NOT NU
 CREATE TABLE IF NOT EXISTS calls (
   key TEXT PRIMARY KEY, role TEXT NOT NULL, model TEXT NOT NULL, request TEXT NOT NULL, text TEXT NOT NULL,
   finish_reason TEXT, usage TEXT, attempts INTEGER NOT NULL, latency_ms REAL NOT NULL, created_at TEXT NOT NULL,
-  endpoint TEXT, condition TEXT);
+  endpoint TEXT, condition TEXT, refusal TEXT, reasoning TEXT);
 CREATE TABLE IF NOT EXISTS outputs (
   sample_id TEXT NOT NULL, condition TEXT NOT NULL, call_key TEXT, text TEXT, error TEXT, detail TEXT,
   PRIMARY KEY (sample_id, condition));
@@ -88,14 +88,17 @@ export class RunStore {
     this.#migrateOutputs();
   }
 
-  /** Adds the columns later versions added: outputs' `detail` (solvers' choices) and calls' `endpoint`. */
+  /**
+   * Adds the columns later versions added: outputs' `detail` (solvers' choices), calls' `endpoint`,
+   * `condition`, `refusal` and `reasoning`.
+   */
   #migrateOutputs(): void {
     const columns = this.#prepare("PRAGMA table_info(outputs)").all() as { name: string }[];
     if (!columns.some((c) => c.name === "detail")) {
       this.#sqlite.db.exec("ALTER TABLE outputs ADD COLUMN detail TEXT");
     }
     const callColumns = this.#prepare("PRAGMA table_info(calls)").all() as { name: string }[];
-    for (const column of ["endpoint", "condition"]) {
+    for (const column of ["endpoint", "condition", "refusal", "reasoning"]) {
       if (!callColumns.some((c) => c.name === column)) {
         this.#sqlite.db.exec(`ALTER TABLE calls ADD COLUMN ${column} TEXT`);
       }
@@ -199,8 +202,8 @@ export class RunStore {
     if (this.#queuedCalls.has(call.key)) return;
     this.#queuedCalls.set(call.key, call);
     this.#write(
-      `INSERT OR IGNORE INTO calls (key, role, model, request, text, finish_reason, usage, attempts, latency_ms, created_at, endpoint, condition)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      `INSERT OR IGNORE INTO calls (key, role, model, request, text, finish_reason, usage, attempts, latency_ms, created_at, endpoint, condition, refusal, reasoning)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       [
         call.key,
         call.role,
@@ -214,6 +217,8 @@ export class RunStore {
         call.createdAt,
         call.endpoint ?? null,
         call.condition ?? null,
+        call.refusal ?? null,
+        call.reasoning ?? null,
       ],
     );
   }
@@ -436,5 +441,13 @@ function rowToCall(row: Record<string, unknown>): StoredCall {
     createdAt: String(row.created_at),
     endpoint: row.endpoint === null || row.endpoint === undefined ? null : String(row.endpoint),
     condition: row.condition === null || row.condition === undefined ? null : String(row.condition),
+    ...optionalText(row, "refusal"),
+    ...optionalText(row, "reasoning"),
   };
+}
+
+/** `{ [column]: text }` when the row has the column set (stores of earlier versions lack it: nothing). */
+function optionalText(row: Record<string, unknown>, column: string): Record<string, string> {
+  const value = row[column];
+  return value === null || value === undefined ? {} : { [column]: String(value) };
 }

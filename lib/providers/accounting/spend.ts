@@ -106,7 +106,8 @@ export class Budget {
 
 /**
  * Returns the accounting rows of `condition` from the store's usage totals; calls of stores written before
- * calls recorded their condition count towards `baseline`.
+ * calls recorded their condition count towards `baseline`. Tokens no call reported, and the cost of a row with
+ * a call that reported no usage, are `null` (unknown), never 0.
  */
 export function usageRows(
   totals: readonly UsageTotal[],
@@ -119,10 +120,10 @@ export function usageRows(
     model: t.model,
     batch: t.batch,
     calls: t.calls,
-    prompt_tokens: t.prompt,
-    completion_tokens: t.completion,
+    prompt_tokens: t.withoutUsage === t.calls ? null : t.prompt,
+    completion_tokens: t.withoutUsage === t.calls ? null : t.completion,
     calls_without_usage: t.withoutUsage,
-    cost: roundCost(costFor(prices, t.model, t.prompt, t.completion, t.batch)),
+    cost: t.withoutUsage ? null : roundCost(costFor(prices, t.model, t.prompt, t.completion, t.batch)),
     currency: prices.currency,
   }));
 }

@@ -6,6 +6,7 @@
  */
 import { z } from "zod";
 import type { ChatRequest, ChatResponse } from "../types.ts";
+import { readChoice } from "../transport/reply_message.ts";
 
 /** The limits of one batch input file. */
 export interface BatchFileLimits {
@@ -85,7 +86,12 @@ const ResultLine = z.object({
 const Completion = z.object({
   model: z.string().optional(),
   choices: z.array(z.object({
-    message: z.object({ content: z.string().nullish() }).nullish(),
+    message: z.object({
+      content: z.string().nullish(),
+      refusal: z.string().nullish(),
+      reasoning_content: z.unknown().optional(),
+      reasoning: z.unknown().optional(),
+    }).nullish(),
     finish_reason: z.string().nullish(),
   })).optional(),
   usage: z.object({ prompt_tokens: z.number(), completion_tokens: z.number() }).nullish(),
@@ -126,15 +132,16 @@ function lineResult(line: z.infer<typeof ResultLine>): LineResult {
   if (status === 200 && !line.error) {
     const completion = Completion.safeParse(line.response!.body);
     const choice = completion.success ? completion.data.choices?.[0] : undefined;
-    if (!completion.success || typeof choice?.message?.content !== "string") {
+    const read = readChoice(choice);
+    if (!completion.success || !read) {
       return { ok: false, message: "server answered without a message content", status, retryable: true };
     }
     const { usage, model } = completion.data;
     return {
       ok: true,
       response: {
-        text: choice.message.content,
-        finishReason: choice.finish_reason ?? undefined,
+        ...read,
+        finishReason: choice!.finish_reason ?? undefined,
         usage: usage ? { prompt: usage.prompt_tokens, completion: usage.completion_tokens } : undefined,
         servedModel: model,
       },

@@ -6,6 +6,7 @@ import OpenAI from "openai";
 import { redact, registerSecret } from "./redact.ts";
 import { parseRetryAfter } from "./retry.ts";
 import { RequestShape } from "./request_shape.ts";
+import { type ChoiceLike, readChoice } from "./reply_message.ts";
 import {
   type CallOptions,
   type ChatProvider,
@@ -105,11 +106,12 @@ export class OpenAIProvider implements ChatProvider {
       });
       options.onHeaders?.(response.headers);
       const choice = completion.choices?.[0];
-      if (!choice || typeof choice.message?.content !== "string") {
+      const read = readChoice(choice as ChoiceLike | undefined);
+      if (!choice || !read) {
         throw new ProviderError("server answered without a message content", { retryable: true });
       }
       return {
-        text: choice.message.content,
+        ...read,
         finishReason: choice.finish_reason ?? undefined,
         usage: completion.usage
           ? { prompt: completion.usage.prompt_tokens, completion: completion.usage.completion_tokens }
