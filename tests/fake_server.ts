@@ -50,6 +50,24 @@ export interface FakeRequestRecord {
   authorization: string | null;
   /** HTTP status the fake answered with, or `null` while pending or hung. */
   status: number | null;
+  /** How a chat completion the fake answered ended, when `answerOutcome` made it other than `stop`. */
+  outcome?: FakeAnswerOutcome;
+}
+
+/**
+ * How the fake ends a chat completion other than normally: `length` (the reply cut to half its text,
+ * `finish_reason: "length"`), `content_filter` (empty content, `finish_reason: "content_filter"`), `refusal`
+ * (a `refusal` field with `content: null`, `finish_reason: "stop"`).
+ */
+export type FakeAnswerOutcome = "length" | "content_filter" | "refusal";
+
+/**
+ * Returns `true` for about one request in `k`, deterministically by its last user message (the same request
+ * always gets the same answer, whatever order requests arrive in): a truncation rate of 1/k.
+ */
+export function everyKth(k: number, body: FakeChatBody): boolean {
+  const last = [...body.messages].reverse().find((m) => m.role === "user")?.content ?? "";
+  return parseInt(sha256Hex(`every:${last}`).slice(0, 8), 16) % k === 0;
 }
 
 /** Options of {@linkcode startFakeServer}. */
@@ -76,6 +94,15 @@ export interface FakeServerOptions {
    * `models` (default every model) picks the models that have the limit.
    */
   contextLimit?: { tokens: number; style: "openai" | "vllm"; models?: (model: string) => boolean };
+  /** Decides per chat completion whether it ends other than normally (default: every answer ends `stop`). */
+  answerOutcome?: (body: FakeChatBody) => FakeAnswerOutcome | undefined;
+  /**
+   * Puts reasoning in the message apart from the content, in the field vLLM/SGLang/DeepSeek
+   * (`reasoning_content`) or others (`reasoning`) use; `text` returns it per request (`undefined`: none).
+   */
+  reasoning?: { field: "reasoning_content" | "reasoning"; text: (body: FakeChatBody) => string | undefined };
+  /** Leave `usage` out of chat completions, as Ollama and llama.cpp sometimes do (default `false`). */
+  omitUsage?: boolean;
   /** Keep request bodies in {@linkcode FakeServer.requests} (default `true`; benchmarks turn it off). */
   keepBodies?: boolean;
   /** How long a batch stays `in_progress` after it is created, in milliseconds (default 0). */
@@ -287,7 +314,9 @@ export function startFakeServer(options: FakeServerOptions = {}): Promise<FakeSe
         const chat = body as FakeChatBody;
         const refusal = reasoningRefusal(chat, options) ?? contextRefusal(chat, options);
         if (refusal) return respond(400, JSON.stringify({ error: refusal }));
-        const text = reply(chat);
+        const outcome = options.answerOutcome?.(chat);
+        if (outcome) record.outcome = outcome;
+        const reasoning = options.reasoning?.text(chat);
         return respond(
           200,
           JSON.stringify({
@@ -295,8 +324,18 @@ export function startFakeServer(options: FakeServerOptions = {}): Promise<FakeSe
             object: "chat.completion",
             created: 0,
             model: chat.model,
-            choices: [{ index: 0, message: { role: "assistant", content: text }, finish_reason: "stop" }],
-            usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 },
+            choices: [{
+              index: 0,
+              message: {
+                role: "assistant",
+                ...answerMessage(reply(chat), outcome),
+                ...(reasoning !== undefined ? { [options.reasoning!.field]: reasoning } : {}),
+              },
+              finish_reason: outcome === "length" || outcome === "content_filter" ? outcome : "stop",
+            }],
+            ...(options.omitUsage
+              ? {}
+              : { usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 } }),
           }),
         );
       }
@@ -314,6 +353,17 @@ export function startFakeServer(options: FakeServerOptions = {}): Promise<FakeSe
       await server.finished;
     },
   }));
+}
+
+/** The content (and refusal) of a chat completion's message that ends as `outcome` says. */
+function answerMessage(
+  text: string,
+  outcome: FakeAnswerOutcome | undefined,
+): { content: string | null; refusal?: string } {
+  if (outcome === "length") return { content: text.slice(0, Math.floor(text.length / 2)) };
+  if (outcome === "content_filter") return { content: "" };
+  if (outcome === "refusal") return { content: null, refusal: "I can't help with that request." };
+  return { content: text };
 }
 
 /** An OpenAI-style error object. */

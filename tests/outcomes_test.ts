@@ -1,0 +1,186 @@
+/**
+ * Answer outcomes against the fake server: truncated, refused (content filter, `refusal` field) and empty
+ * answers, reasoning kept apart from the answer, context-limit errors and missing usage, through `eval` of
+ * LLMEval-Med and CliMedBench, counted in the summary exactly as the fake produced them.
+ */
+import { assert, assertEquals, assertStringIncludes } from "@std/assert";
+import { RunStore } from "../lib/store/run_store.ts";
+import { scriptedReply } from "./fake_judge.ts";
+import {
+  everyKth,
+  type FakeAnswerOutcome,
+  type FakeChatBody,
+  type FakeServerOptions,
+  startFakeServer,
+} from "./fake_server.ts";
+import { llmevalCommand, ROOT, runCli } from "./run_cli.ts";
+
+const CLIMED = `${ROOT}data/climedbench/sample.jsonl`;
+const MODEL = "fake-model";
+
+/** What the fake answered the model under test (not the judge), by call key. */
+function modelOutcomes(
+  requests: { body: unknown; callKey: string | null; status: number | null; outcome?: FakeAnswerOutcome }[],
+) {
+  const byKey = new Map<string, FakeAnswerOutcome | "stop" | "400">();
+  const bodies = new Map<string, FakeChatBody>();
+  const sent = new Map<string, number>();
+  for (const r of requests) {
+    const body = r.body as FakeChatBody | null;
+    if (body?.model !== MODEL || !r.callKey) continue;
+    byKey.set(r.callKey, r.status === 400 ? "400" : r.outcome ?? "stop");
+    bodies.set(r.callKey, body);
+    sent.set(r.callKey, (sent.get(r.callKey) ?? 0) + 1);
+  }
+  const count = (o: string) => [...byKey.values()].filter((v) => v === o).length;
+  return { byKey, bodies, sent, count };
+}
+
+/** Runs `args` against a fake with `options`; returns the summary, the fake's model outcomes and the store. */
+async function runAgainst(
+  benchmark: "llmeval-med" | "climedbench",
+  options: FakeServerOptions,
+  extra: string[] = [],
+) {
+  const server = await startFakeServer({ reply: scriptedReply, ...options });
+  const out = await Deno.makeTempDir({ prefix: "medeval-outcomes-" });
+  try {
+    const result = benchmark === "llmeval-med"
+      ? await (async () => {
+        const o = await llmevalCommand(server.url, out, false, ["--quiet", ...extra]).output();
+        const text = (b: Uint8Array) => new TextDecoder().decode(b);
+        return { code: o.code, stdout: text(o.stdout), stderr: text(o.stderr) };
+      })()
+      : await runCli([
+        "eval",
+        "climedbench",
+        "--model",
+        MODEL,
+        "--base-url",
+        server.url,
+        "--embed-model",
+        "fake-embed",
+        "--data",
+        CLIMED,
+        "--out",
+        out,
+        "--no-render",
+        "--quiet",
+        ...extra,
+      ]);
+    const summary = JSON.parse(await Deno.readTextFile(`${out}/summary.json`));
+    const store = new RunStore(`${out}/run.sqlite`, { readOnly: true });
+    try {
+      return { result, summary, fake: modelOutcomes(server.requests), calls: store.calls(), out };
+    } finally {
+      store.close();
+    }
+  } finally {
+    await server.close();
+  }
+}
+
+const MODES: { name: string; outcome: (body: FakeChatBody) => FakeAnswerOutcome | undefined }[] = [
+  { name: "length truncation, 1 in 3", outcome: (b) => everyKth(3, b) ? "length" : undefined },
+  { name: "content filter, 1 in 4", outcome: (b) => everyKth(4, b) ? "content_filter" : undefined },
+  { name: "refusal field, 1 in 4", outcome: (b) => everyKth(4, b) ? "refusal" : undefined },
+];
+
+for (const benchmark of ["llmeval-med", "climedbench"] as const) {
+  for (const mode of MODES) {
+    Deno.test(`${benchmark}, ${mode.name}: exit 0, the summary counts the fake's outcomes exactly`, async () => {
+      const { result, summary, fake } = await runAgainst(benchmark, {
+        answerOutcome: (b) => b.model === MODEL ? mode.outcome(b) : undefined,
+      });
+      assertEquals(result.code, 0, result.stderr);
+      const truncated = fake.count("length");
+      const refused = fake.count("content_filter") + fake.count("refusal");
+      assert(truncated + refused > 0, "the fake produced no outcome to count");
+      assertEquals(summary.counts.truncated, truncated);
+      assertEquals(summary.counts.refused, refused);
+      // A filtered or refused reply is empty, but counted as refused, not as an empty answer.
+      assertEquals(summary.counts.empty_answers, 0);
+      assertEquals(summary.counts.context_errors, 0);
+      const note = summary.notes.find((n: string) => n.startsWith("model outputs:"));
+      assert(note, summary.notes.join("\n"));
+      assertStringIncludes(note, `${truncated} of ${summary.counts.samples} truncated`);
+      assertStringIncludes(note, `${refused} refused`);
+      assertStringIncludes(note, "scored as given");
+      // More than 5% truncated: the run says to raise --max-tokens; otherwise it does not.
+      assertEquals(result.stderr.includes("--max-tokens"), truncated / summary.counts.samples > 0.05);
+    });
+  }
+}
+
+Deno.test("empty answers are counted as empty, not refused", async () => {
+  const { result, summary, fake } = await runAgainst("climedbench", {
+    reply: (b) => b.model === MODEL && everyKth(3, b) ? "" : scriptedReply(b),
+  });
+  assertEquals(result.code, 0, result.stderr);
+  const empty = [...fake.bodies.values()].filter((b) => everyKth(3, b)).length;
+  assert(empty > 0);
+  assertEquals(summary.counts.empty_answers, empty);
+  assertEquals(summary.counts.refused, 0);
+  assertEquals(summary.counts.truncated, 0);
+  assertStringIncludes(summary.notes.join("\n"), `${empty} empty`);
+});
+
+Deno.test("an answer without any outcome adds zero counts and no note", async () => {
+  const { result, summary } = await runAgainst("climedbench", {});
+  assertEquals(result.code, 0, result.stderr);
+  for (const key of ["truncated", "refused", "empty_answers", "context_errors"]) {
+    assertEquals(summary.counts[key], 0, key);
+  }
+  assert(!summary.notes.some((n: string) => n.startsWith("model outputs:")));
+});
+
+for (const field of ["reasoning_content", "reasoning"] as const) {
+  Deno.test(`${field}: the reasoning is stored on the call, apart from the answer`, async () => {
+    const { result, calls, out } = await runAgainst("climedbench", {
+      reasoning: { field, text: (b) => b.model === MODEL ? `THOUGHT about ${b.messages.length}` : undefined },
+    });
+    assertEquals(result.code, 0, result.stderr);
+    const model = calls.filter((c) => c.role === "model");
+    assert(model.length > 0);
+    for (const call of model) {
+      assert(call.reasoning?.startsWith("THOUGHT about"), JSON.stringify(call));
+      assert(!call.text.includes("THOUGHT"));
+    }
+    assert(!(await Deno.readTextFile(`${out}/samples.jsonl`)).includes("THOUGHT"));
+  });
+}
+
+Deno.test("missing usage: calls counted as without usage, tokens and cost unknown, never 0", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "medeval-outcomes-prices-" });
+  const prices = `${dir}/prices.json`;
+  await Deno.writeTextFile(
+    prices,
+    JSON.stringify({ currency: "USD", per_tokens: 1000, models: { [MODEL]: { input: 0.1, output: 0.1 } } }),
+  );
+  const { result, summary } = await runAgainst("climedbench", { omitUsage: true }, ["--prices", prices]);
+  assertEquals(result.code, 0, result.stderr);
+  const row = summary.usage.find((r: { role: string }) => r.role === "model");
+  assert(row.calls > 0);
+  assertEquals(row.calls_without_usage, row.calls);
+  assertEquals(row.prompt_tokens, null);
+  assertEquals(row.completion_tokens, null);
+  assertEquals(row.cost, null);
+  assertStringIncludes(result.stdout, "tokens unknown");
+  assertStringIncludes(result.stdout, "cost unknown");
+});
+
+Deno.test("context-limit errors: counted in the summary as the fake refused them, never sent twice", async () => {
+  const { result, summary, fake } = await runAgainst("climedbench", {
+    contextLimit: { tokens: 60, style: "vllm", models: (m) => m === MODEL },
+  });
+  const refused = fake.count("400");
+  assert(refused > 0 && refused < fake.byKey.size, `${refused} of ${fake.byKey.size}`);
+  assertEquals(summary.counts.context_errors, refused);
+  assertEquals(summary.counts.failed, refused);
+  assertStringIncludes(summary.notes.join("\n"), `${refused} context-limit errors`);
+  assertStringIncludes(summary.notes.join("\n"), "context-limit errors count as failed");
+  assert(result.code !== 2, result.stderr);
+  for (const [key, outcome] of fake.byKey) {
+    if (outcome === "400") assertEquals(fake.sent.get(key), 1, `context-limit request ${key} sent again`);
+  }
+});
