@@ -4,6 +4,8 @@
  * LLMEval-Med and CliMedBench, counted in the summary exactly as the fake produced them.
  */
 import { assert, assertEquals, assertStringIncludes } from "@std/assert";
+import { DatabaseSync } from "node:sqlite";
+import { parseBatchResults } from "../lib/providers/batch/batch_jsonl.ts";
 import { RunStore } from "../lib/store/run_store.ts";
 import { scriptedReply } from "./fake_judge.ts";
 import {
@@ -183,4 +185,59 @@ Deno.test("context-limit errors: counted in the summary as the fake refused them
   for (const [key, outcome] of fake.byKey) {
     if (outcome === "400") assertEquals(fake.sent.get(key), 1, `context-limit request ${key} sent again`);
   }
+});
+
+Deno.test("a store written before calls kept refusal and reasoning is read, and takes them once opened", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "medeval-outcomes-old-" });
+  const db = new DatabaseSync(`${dir}/run.sqlite`);
+  db.exec(`CREATE TABLE calls (
+    key TEXT PRIMARY KEY, role TEXT NOT NULL, model TEXT NOT NULL, request TEXT NOT NULL, text TEXT NOT NULL,
+    finish_reason TEXT, usage TEXT, attempts INTEGER NOT NULL, latency_ms REAL NOT NULL, created_at TEXT NOT NULL,
+    endpoint TEXT, condition TEXT);
+    INSERT INTO calls VALUES ('old', 'model', 'm', '{"messages":[],"params":{}}', 'A', 'stop', NULL, 1, 5,
+      '2025-01-01T00:00:00Z', NULL, NULL);`);
+  db.close();
+  const readOnly = new RunStore(`${dir}/run.sqlite`, { readOnly: true });
+  const [old] = readOnly.calls();
+  readOnly.close();
+  assertEquals([old.text, old.refusal, old.reasoning], ["A", undefined, undefined]);
+  const store = new RunStore(`${dir}/run.sqlite`);
+  store.putCall({ ...old, key: "new", text: "", finishReason: "stop", refusal: "no", reasoning: "why" });
+  store.flush();
+  const again = new RunStore(`${dir}/run.sqlite`, { readOnly: true });
+  assertEquals([again.getCall("new")?.refusal, again.getCall("new")?.reasoning], ["no", "why"]);
+  assertEquals(again.getCall("old")?.refusal, undefined);
+  again.close();
+  store.close();
+});
+
+Deno.test("batch output lines: a refusal without content is an answer, reasoning is kept apart", () => {
+  const line = (id: string, message: Record<string, unknown>, finish: string) =>
+    JSON.stringify({
+      custom_id: id,
+      response: { status_code: 200, body: { model: "m", choices: [{ message, finish_reason: finish }] } },
+      error: null,
+    });
+  const results = parseBatchResults([
+    line("refused", { content: null, refusal: "I can't help with that." }, "stop"),
+    line("filtered", { content: null }, "content_filter"),
+    line("reasoned", { content: "B", reasoning_content: "thinking" }, "stop"),
+    line("broken", { content: null }, "stop"),
+  ].join("\n"));
+  assertEquals(results.get("refused"), {
+    ok: true,
+    response: {
+      text: "",
+      refusal: "I can't help with that.",
+      finishReason: "stop",
+      usage: undefined,
+      servedModel: "m",
+    },
+  });
+  assertEquals(results.get("filtered")?.ok, true);
+  assertEquals(results.get("reasoned"), {
+    ok: true,
+    response: { text: "B", reasoning: "thinking", finishReason: "stop", usage: undefined, servedModel: "m" },
+  });
+  assertEquals(results.get("broken")?.ok, false);
 });
