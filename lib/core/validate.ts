@@ -4,6 +4,7 @@
  */
 import type { z } from "zod";
 import { InputError } from "./errors.ts";
+import { readTextStrict } from "./text_file.ts";
 
 /** Describes a value briefly for an error message (type and a short preview). */
 export function describeValue(value: unknown): string {
@@ -37,4 +38,33 @@ export function parseRecord<S extends z.ZodType>(
     { file, record, field: path.length ? path.join(".") : undefined },
     `${issue.message} (found ${describeValue(found)})`,
   );
+}
+
+/**
+ * Reads a JSON settings file (a price or profile table) with `schema`: strict UTF-8, then JSON, then a field the
+ * schema does not know, then the schema's own checks. Every error is one {@linkcode InputError} naming the file,
+ * `record` and the field.
+ */
+export async function readJsonTable<S extends z.ZodObject>(
+  path: string,
+  schema: S,
+  record: string,
+): Promise<z.infer<S>> {
+  const text = await readTextStrict(path);
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch (err) {
+    throw new InputError({ file: path }, `not valid JSON (${err instanceof Error ? err.message : err})`);
+  }
+  if (raw !== null && typeof raw === "object" && !Array.isArray(raw)) {
+    const unknown = Object.keys(raw).find((key) => !(key in schema.shape));
+    if (unknown !== undefined) {
+      throw new InputError(
+        { file: path, record, field: unknown },
+        `unknown field (known: ${Object.keys(schema.shape).join(", ")})`,
+      );
+    }
+  }
+  return parseRecord(schema, raw, path, record);
 }

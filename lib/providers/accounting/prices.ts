@@ -8,8 +8,7 @@ import { z } from "zod";
 import type { TokenUsage } from "../../core/chat.ts";
 import { projectPath } from "../../core/fs.ts";
 import { InputError } from "../../core/errors.ts";
-import { readTextStrict } from "../../core/text_file.ts";
-import { parseRecord } from "../../core/validate.ts";
+import { readJsonTable } from "../../core/validate.ts";
 
 /** The price of one model, in the table's currency per `per_tokens` tokens. */
 export interface ModelPrice {
@@ -42,23 +41,7 @@ export const DEFAULT_PRICES_PATH = projectPath("data/prices.json");
 
 /** Reads and validates one price file; errors name the file and the field (an unknown field too). */
 export async function readPriceFile(path: string): Promise<PriceFile> {
-  const text = await readTextStrict(path);
-  let raw: unknown;
-  try {
-    raw = JSON.parse(text);
-  } catch (err) {
-    throw new InputError({ file: path }, `not valid JSON (${err instanceof Error ? err.message : err})`);
-  }
-  if (raw !== null && typeof raw === "object" && !Array.isArray(raw)) {
-    const unknown = Object.keys(raw).find((key) => !(key in PriceFileSchema.shape));
-    if (unknown !== undefined) {
-      throw new InputError(
-        { file: path, record: "price table", field: unknown },
-        `unknown field (known: ${Object.keys(PriceFileSchema.shape).join(", ")})`,
-      );
-    }
-  }
-  return parseRecord(PriceFileSchema, raw, path, "price table");
+  return (await readJsonTable(path, PriceFileSchema, "price table"));
 }
 
 /** Returns `table` whole, or throws naming `path` and the first field a whole table needs. */

@@ -7,9 +7,7 @@
  */
 import { z } from "zod";
 import { projectPath } from "../../core/fs.ts";
-import { InputError } from "../../core/errors.ts";
-import { readTextStrict } from "../../core/text_file.ts";
-import { parseRecord } from "../../core/validate.ts";
+import { readJsonTable } from "../../core/validate.ts";
 
 /** The sampling parameters a profile can allow (the ones requests carry). */
 export const SAMPLING_PARAMETERS = ["temperature"] as const;
@@ -52,23 +50,7 @@ export const DEFAULT_PROFILES_PATH = projectPath("data/profiles.json");
 
 /** Reads and validates one profile file; errors name the file and the field (an unknown field too). */
 export async function readProfileFile(path: string): Promise<ModelProfile[]> {
-  const text = await readTextStrict(path);
-  let raw: unknown;
-  try {
-    raw = JSON.parse(text);
-  } catch (err) {
-    throw new InputError({ file: path }, `not valid JSON (${err instanceof Error ? err.message : err})`);
-  }
-  if (raw !== null && typeof raw === "object" && !Array.isArray(raw)) {
-    const unknown = Object.keys(raw).find((key) => !(key in ProfileFileSchema.shape));
-    if (unknown !== undefined) {
-      throw new InputError(
-        { file: path, record: "profile table", field: unknown },
-        `unknown field (known: ${Object.keys(ProfileFileSchema.shape).join(", ")})`,
-      );
-    }
-  }
-  return parseRecord(ProfileFileSchema, raw, path, "profile table").profiles;
+  return (await readJsonTable(path, ProfileFileSchema, "profile table")).profiles;
 }
 
 /** Returns the shipped table with the profiles of `overridePath` (when given) placed before its own. */
