@@ -4,22 +4,8 @@
  */
 import { assertEquals, assertRejects } from "@std/assert";
 import type { Choices, Sample } from "../lib/core/sample.ts";
-import type { ScoreContext } from "../lib/core/task.ts";
 import { type ChoiceScoreDetail, choiceScorer, scoreChoice } from "../lib/metrics/choice/scorer.ts";
-
-/** A score context with no roles configured: the choice scorer calls none. */
-const NO_CONTEXT: ScoreContext = {
-  judgeRuns: 1,
-  has: () => false,
-  members: () => {
-    throw new Error("no roles");
-  },
-  defaults: () => {
-    throw new Error("no roles");
-  },
-  generate: () => Promise.reject(new Error("no roles")),
-  embed: () => Promise.reject(new Error("no roles")),
-};
+import { NO_CONTEXT } from "./no_context.ts";
 
 const OPTIONS = { A: "Aspirin", B: "Clopidogrel", C: "Warfarin", D: "Heparin", E: "None of the above" };
 

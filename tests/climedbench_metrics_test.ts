@@ -4,7 +4,6 @@ import { parseAblation } from "../lib/ablations/condition.ts";
 import { loadClimedBench } from "../lib/benchmarks/climedbench/load.ts";
 import { climedScorer } from "../lib/benchmarks/climedbench/scorer.ts";
 import { type Sample, SampleSchema } from "../lib/core/sample.ts";
-import type { ScoreContext } from "../lib/core/task.ts";
 import { ConfigError, InputError } from "../lib/core/errors.ts";
 import { normalizeForMatch } from "../lib/metrics/choice/extract.ts";
 import { rouge1, rougeTokens } from "../lib/metrics/rouge.ts";
@@ -12,22 +11,9 @@ import { extractOrder, orderTau, predictedRanks } from "../lib/metrics/sequence.
 import { kendallTauB } from "../lib/stats/rank.ts";
 import { CharTfidf, cosine } from "../lib/metrics/similarity.ts";
 import { mcnemarExact, pairedDifference } from "../lib/stats/compare.ts";
+import { NO_CONTEXT } from "./no_context.ts";
 
 const SAMPLE = new URL("../data/climedbench/sample.jsonl", import.meta.url).pathname;
-
-/** A score context with no roles configured: the choice scorer calls none. */
-const NO_CONTEXT: ScoreContext = {
-  judgeRuns: 1,
-  has: () => false,
-  members: () => {
-    throw new Error("no roles");
-  },
-  defaults: () => {
-    throw new Error("no roles");
-  },
-  generate: () => Promise.reject(new Error("no roles")),
-  embed: () => Promise.reject(new Error("no roles")),
-};
 
 Deno.test("sequence parsing: cues, arrow chains, letter runs and numbered lists", () => {
   const labels = ["A", "B", "C", "D"];
