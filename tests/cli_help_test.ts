@@ -113,7 +113,7 @@ Deno.test("CLI: a benchmark's help lists only the ablations that apply to it; ot
       "--model",
       "offline:reference",
       "--judge",
-      "offline:overlap",
+      "offline:medjudge",
       "--ablation",
       "perturb:shape",
       "--out",
