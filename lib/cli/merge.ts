@@ -25,6 +25,7 @@ import {
   type ShardRun,
 } from "../store/merge.ts";
 import { RunStore } from "../store/run_store.ts";
+import { withoutKeyVariables } from "../pipeline/rebuild_run.ts";
 import { printSummaries } from "./print_summaries.ts";
 import { commandUsage, parseCommand } from "./args.ts";
 
@@ -64,11 +65,6 @@ export interface MergeResult {
   failures: number;
 }
 
-/** Settings that name key variables: a merge sends nothing, so it needs no key. */
-function withoutKeys(config: Record<string, unknown>): Record<string, unknown> {
-  return Object.fromEntries(Object.entries(config).filter(([key]) => !/ApiKeyEnvs?$/.test(key)));
-}
-
 /** Plans the whole run from the settings the first shard recorded, and checks it is the shards' run. */
 async function planWholeRun(first: ShardRun, options: MergeOptions): Promise<EvalPlan> {
   const recorded = first.manifest.config as Record<string, unknown> | undefined;
@@ -76,7 +72,7 @@ async function planWholeRun(first: ShardRun, options: MergeOptions): Promise<Eva
     throw new ConfigError(`merge: ${first.dir} does not record its run's settings: rerun its shards`);
   }
   const config = {
-    ...withoutKeys(recorded),
+    ...withoutKeyVariables(recorded),
     out: options.out,
     progress: false,
     renderFigures: options.render ?? true,

@@ -28,13 +28,22 @@ export interface ReplanOptions {
 }
 
 /**
- * Settings that only matter when requests are sent (key variables) or that were imported with the run
- * (`humanEval`, already in the store): planning again needs neither.
+ * Returns recorded settings without the environment variables that hold keys (`*ApiKeyEnv(s)` and
+ * `--role-opt NAME.api-key-env=…`): replanning a stored run sends nothing, so it needs no key.
  */
-function withoutSendingSettings(config: Record<string, unknown>): Record<string, unknown> {
-  return Object.fromEntries(
-    Object.entries(config).filter(([key]) => !/ApiKeyEnvs?$/.test(key) && key !== "humanEval"),
+export function withoutKeyVariables(config: Record<string, unknown>): Record<string, unknown> {
+  const kept = Object.entries(config).filter(([key]) => !/apiKeyEnvs?$/i.test(key)).map(([key, value]) =>
+    key === "roleOptions" && Array.isArray(value)
+      ? [key, value.filter((o) => !/^[^.=]+\.api-key-env=/.test(String(o)))]
+      : [key, value]
   );
+  return Object.fromEntries(kept);
+}
+
+/** Returns recorded settings for a replan that sends nothing: no key variables, no ratings to import again. */
+function withoutSendingSettings(config: Record<string, unknown>): Record<string, unknown> {
+  const { humanEval: _, ...rest } = withoutKeyVariables(config);
+  return rest;
 }
 
 /**
