@@ -5,7 +5,8 @@
  * errors are answer errors, counted as failed samples.
  * @module
  */
-import type { StoredCall, StoredOutput } from "../core/records.ts";
+import type { StoredCall } from "../core/records.ts";
+import type { OutputOutcome } from "../store/run_store.ts";
 
 /** Counts of the outcomes of one condition's answers. */
 export interface AnswerOutcomes {
@@ -34,11 +35,8 @@ export function isRefused(call: Pick<StoredCall, "finishReason" | "text" | "refu
   return call.finishReason === "content_filter" || (!!call.refusal && call.text.trim() === "");
 }
 
-/** Counts the outcomes of `outputs`, reading each answer's call through `getCall`. */
-export function answerOutcomes(
-  outputs: readonly StoredOutput[],
-  getCall: (key: string) => StoredCall | undefined,
-): AnswerOutcomes {
+/** Counts the outcomes of a condition's outputs, each with what its call reported. */
+export function answerOutcomes(outputs: readonly OutputOutcome[]): AnswerOutcomes {
   const counts: AnswerOutcomes = {
     outputs: outputs.length,
     truncated: 0,
@@ -51,7 +49,7 @@ export function answerOutcomes(
       if (isContextError(output.error)) counts.context_errors++;
       continue;
     }
-    const call = output.callKey ? getCall(output.callKey) : undefined;
+    const { call } = output;
     const refused = call !== undefined && isRefused(call);
     if (call?.finishReason === "length") counts.truncated++;
     if (refused) counts.refused++;

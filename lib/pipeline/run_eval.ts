@@ -110,7 +110,7 @@ export function conditionResult(
     not_judged: completeness.not_judged,
     failed: completeness.failed,
   });
-  const outcomes = answerOutcomes(store.outputs(condition.name), (key) => store.getCall(key));
+  const outcomes = answerOutcomes(store.outputOutcomes(condition.name));
   Object.assign(summary.counts, {
     truncated: outcomes.truncated,
     refused: outcomes.refused,

@@ -58,6 +58,16 @@ export const WRITE_DELAY_MS = 25;
 /** Queued writes that are committed at once without waiting. */
 export const WRITE_BATCH = 2000;
 
+/** One output and what its call reported, as {@linkcode RunStore.outputOutcomes} reads it. */
+export interface OutputOutcome {
+  /** The answer text, `null` when it failed. */
+  text: string | null;
+  /** Why it failed for good, if it did. */
+  error: string | null;
+  /** The call that produced it (absent for failed answers and stores without it). */
+  call?: Pick<StoredCall, "text" | "finishReason" | "refusal">;
+}
+
 /** Opens (creating if needed) the SQLite run store of a run directory. */
 export class RunStore {
   /** Path of the database file. */
@@ -281,6 +291,25 @@ export class RunStore {
       sampleId: String(r.sample_id),
       answered: Number(r.answered) === 1,
       error: r.error === null ? null : String(r.error),
+    }));
+  }
+
+  /**
+   * Each output of `condition` with what its call reported (finish reason, refusal, reply text), in one query:
+   * what answer outcomes are counted from, without reading every call's request.
+   */
+  outputOutcomes(condition: string): OutputOutcome[] {
+    this.flush();
+    const rows = this.#prepare(
+      "SELECT o.text AS text, o.error AS error, c.text AS call_text, c.finish_reason AS finish_reason, " +
+        "c.refusal AS refusal FROM outputs o LEFT JOIN calls c ON c.key = o.call_key WHERE o.condition = ?",
+    ).all(condition) as Record<string, string | null>[];
+    return rows.map((r) => ({
+      text: r.text,
+      error: r.error,
+      call: r.call_text === null
+        ? undefined
+        : { text: r.call_text, finishReason: r.finish_reason, refusal: r.refusal ?? null },
     }));
   }
 
