@@ -34,6 +34,8 @@ export interface FakeChatBody {
   max_completion_tokens?: number;
   seed?: number;
   response_format?: { type: string };
+  /** Any other body field (e.g. `reasoning_effort`), as sent. */
+  [field: string]: unknown;
 }
 
 /** One request the fake received, in arrival order. */
@@ -48,6 +50,10 @@ export interface FakeRequestRecord {
   callKey: string | null;
   /** The `authorization` header as received. */
   authorization: string | null;
+  /** The `api-key` header as received (Azure OpenAI's way of sending the key). */
+  apiKey: string | null;
+  /** The query string as received (e.g. `?api-version=2024-10-21`), `""` when none. */
+  query: string;
   /** HTTP status the fake answered with, or `null` while pending or hung. */
   status: number | null;
   /** How a chat completion the fake answered ended, when `answerOutcome` made it other than `stop`. */
@@ -103,6 +109,30 @@ export interface FakeServerOptions {
   reasoning?: { field: "reasoning_content" | "reasoning"; text: (body: FakeChatBody) => string | undefined };
   /** Leave `usage` out of chat completions, as Ollama and llama.cpp sometimes do (default `false`). */
   omitUsage?: boolean;
+  /**
+   * Ignore `seed`, as Anthropic's endpoint and some local servers do: every reply ends with the request's
+   * arrival index, so two identical requests get different replies (default `false`: the same request always
+   * gets the same reply).
+   */
+  ignoreSeed?: boolean;
+  /**
+   * What the fake does with `response_format: {type: "json_object"}` (default: nothing, the reply as `reply`
+   * gives it): `honoured` wraps a reply that is not JSON as `{"answer": …}`; `ignored` leaves it as is (Anthropic);
+   * `refused` answers 400 naming `response_format`.
+   */
+  jsonMode?: "honoured" | "ignored" | "refused";
+  /**
+   * Answer 400 `unsupported_parameter` (OpenAI's wording, `param` set) for each body field this returns for the
+   * request's model, e.g. `() => ["seed"]` (default: none).
+   */
+  rejectParameters?: (model: string) => readonly string[];
+  /**
+   * Serve as Azure OpenAI does: chat completions only at `/openai/deployments/<deployment>/chat/completions`
+   * with an `api-version` query (404 otherwise), and the key in an `api-key` header (401 otherwise).
+   */
+  azure?: { deployment: string; apiKey: string };
+  /** The model ids `/models` lists (default `["fake-model"]`). */
+  models?: readonly string[];
   /** Keep request bodies in {@linkcode FakeServer.requests} (default `true`; benchmarks turn it off). */
   keepBodies?: boolean;
   /** How long a batch stays `in_progress` after it is created, in milliseconds (default 0). */
@@ -254,6 +284,8 @@ export function startFakeServer(options: FakeServerOptions = {}): Promise<FakeSe
         body,
         callKey: req.headers.get("x-medeval-call"),
         authorization: req.headers.get("authorization"),
+        apiKey: req.headers.get("api-key"),
+        query: url.search,
         status: null,
       };
       requests.push(record);
@@ -290,7 +322,10 @@ export function startFakeServer(options: FakeServerOptions = {}): Promise<FakeSe
       if (path.endsWith("/models")) {
         return respond(
           200,
-          JSON.stringify({ object: "list", data: [{ id: "fake-model", object: "model" }] }),
+          JSON.stringify({
+            object: "list",
+            data: (options.models ?? ["fake-model"]).map((id) => ({ id, object: "model" })),
+          }),
         );
       }
       if (path.endsWith("/embeddings")) {
@@ -312,11 +347,15 @@ export function startFakeServer(options: FakeServerOptions = {}): Promise<FakeSe
       }
       if (path.endsWith("/chat/completions")) {
         const chat = body as FakeChatBody;
-        const refusal = reasoningRefusal(chat, options) ?? contextRefusal(chat, options);
+        const azure = azureRefusal(options, path, url.searchParams, record.apiKey);
+        if (azure) return respond(azure.status, JSON.stringify({ error: azure.error }));
+        const refusal = reasoningRefusal(chat, options) ?? parameterRefusal(chat, options) ??
+          contextRefusal(chat, options);
         if (refusal) return respond(400, JSON.stringify({ error: refusal }));
         const outcome = options.answerOutcome?.(chat);
         if (outcome) record.outcome = outcome;
         const reasoning = options.reasoning?.text(chat);
+        const text = shapeReply(reply(chat), chat, options, record.index);
         return respond(
           200,
           JSON.stringify({
@@ -328,7 +367,7 @@ export function startFakeServer(options: FakeServerOptions = {}): Promise<FakeSe
               index: 0,
               message: {
                 role: "assistant",
-                ...answerMessage(reply(chat), outcome),
+                ...answerMessage(text, outcome),
                 ...(reasoning !== undefined ? { [options.reasoning!.field]: reasoning } : {}),
               },
               finish_reason: outcome === "length" || outcome === "content_filter" ? outcome : "stop",
@@ -353,6 +392,62 @@ export function startFakeServer(options: FakeServerOptions = {}): Promise<FakeSe
       await server.finished;
     },
   }));
+}
+
+/** The reply text as the fake's seed and JSON-mode options make it. */
+function shapeReply(text: string, chat: FakeChatBody, options: FakeServerOptions, index: number): string {
+  let shaped = text;
+  if (options.jsonMode === "honoured" && chat.response_format?.type === "json_object") {
+    try {
+      JSON.parse(shaped);
+    } catch {
+      shaped = JSON.stringify({ answer: shaped });
+    }
+  }
+  return options.ignoreSeed ? `${shaped} #${index}` : shaped;
+}
+
+/** Azure OpenAI's 404 (wrong path or no `api-version`) or 401 (no or wrong `api-key`), or `undefined`. */
+function azureRefusal(
+  options: FakeServerOptions,
+  path: string,
+  query: URLSearchParams,
+  apiKey: string | null,
+): { status: number; error: FakeErrorObject } | undefined {
+  const azure = options.azure;
+  if (!azure) return undefined;
+  if (path !== `/openai/deployments/${azure.deployment}/chat/completions` || !query.get("api-version")) {
+    return {
+      status: 404,
+      error: { message: "Resource not found", type: "invalid_request_error", param: null, code: "404" },
+    };
+  }
+  if (apiKey !== azure.apiKey) {
+    return {
+      status: 401,
+      error: {
+        message: "Access denied due to invalid subscription key or wrong API endpoint.",
+        type: "invalid_request_error",
+        param: null,
+        code: "401",
+      },
+    };
+  }
+  return undefined;
+}
+
+/** OpenAI's 400 for a body field the fake's `rejectParameters` or `jsonMode: "refused"` names, or `undefined`. */
+function parameterRefusal(chat: FakeChatBody, options: FakeServerOptions): FakeErrorObject | undefined {
+  const rejected = [...options.rejectParameters?.(chat.model) ?? []];
+  if (options.jsonMode === "refused") rejected.push("response_format");
+  const parameter = rejected.find((name) => name in chat);
+  if (!parameter) return undefined;
+  return {
+    message: `Unsupported parameter: '${parameter}' is not supported with this model.`,
+    type: "invalid_request_error",
+    param: parameter,
+    code: "unsupported_parameter",
+  };
 }
 
 /** The content (and refusal) of a chat completion's message that ends as `outcome` says. */
