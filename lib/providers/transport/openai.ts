@@ -6,6 +6,7 @@ import OpenAI from "openai";
 import { redact, registerSecret } from "./redact.ts";
 import { parseRetryAfter } from "./retry.ts";
 import { RequestShape } from "./request_shape.ts";
+import { endpointClientOptions } from "./client_options.ts";
 import { type ChoiceLike, readChoice } from "./reply_message.ts";
 import {
   type CallOptions,
@@ -33,6 +34,8 @@ export interface OpenAIProviderConfig {
    * (default: the shape of a model no profile matches).
    */
   shape?: RequestShape;
+  /** Azure OpenAI's `api-version`: sent as a query on every request, with the key in an `api-key` header. */
+  apiVersion?: string;
 }
 
 /** Per-call options of an OpenAI-compatible endpoint: the common ones, and a listener for the answer's headers. */
@@ -76,12 +79,12 @@ export class OpenAIProvider implements ChatProvider {
     this.#timeoutMs = config.timeoutMs ?? 120_000;
     this.label = endpointLabel(config.model, config.baseURL);
     this.shape = config.shape ?? new RequestShape();
-    this.client = new OpenAI({
+    this.client = new OpenAI(endpointClientOptions({
       baseURL: config.baseURL,
-      apiKey: config.apiKey || "not-needed",
-      maxRetries: 0,
-      timeout: this.#timeoutMs,
-    });
+      apiKey: config.apiKey,
+      timeoutMs: this.#timeoutMs,
+      apiVersion: config.apiVersion,
+    }));
   }
 
   /** The client batch mode submits through (its base URL, key and timeout; no retries of its own). */
