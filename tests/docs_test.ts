@@ -104,7 +104,18 @@ Deno.test("the generated CLI page has every eval option, every benchmark and eve
   }
   assertEquals(irtSubcommands(), ["fit", "cat", "subset", "mps"]);
   for (const sub of irtSubcommands()) assert(page.includes(`usage: deno task irt ${sub}`), sub);
-  for (const command of ["reproduce", "download", "merge", "import-ratings", "collect", "tag", "notebooks"]) {
+  for (
+    const command of [
+      "reproduce",
+      "download",
+      "merge",
+      "import-ratings",
+      "collect",
+      "tag",
+      "doctor",
+      "notebooks",
+    ]
+  ) {
     assert(page.includes(`usage: deno task ${command}`), command);
   }
 });

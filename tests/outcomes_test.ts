@@ -7,6 +7,8 @@ import { assert, assertEquals, assertStringIncludes } from "@std/assert";
 import { DatabaseSync } from "node:sqlite";
 import { parseBatchResults } from "../lib/providers/batch/batch_jsonl.ts";
 import { RunStore } from "../lib/store/run_store.ts";
+import { perMedCqaRows } from "../lib/benchmarks/permedcqa/aggregate.ts";
+import type { Sample } from "../lib/core/sample.ts";
 import { scriptedReply } from "./fake_judge.ts";
 import {
   everyKth,
@@ -178,10 +180,12 @@ Deno.test("context-limit errors: counted in the summary as the fake refused them
   const refused = fake.count("400");
   assert(refused > 0 && refused < fake.byKey.size, `${refused} of ${fake.byKey.size}`);
   assertEquals(summary.counts.context_errors, refused);
-  assertEquals(summary.counts.failed, refused);
+  assertEquals(summary.counts.failed, 0);
+  assertEquals(summary.complete, true);
+  assertEquals(summary.n, summary.counts.samples);
   assertStringIncludes(summary.notes.join("\n"), `${refused} context-limit errors`);
-  assertStringIncludes(summary.notes.join("\n"), "context-limit errors count as failed");
-  assert(result.code !== 2, result.stderr);
+  assertStringIncludes(summary.notes.join("\n"), "scored as a failed answer (in n)");
+  assertEquals(result.code, 0, result.stderr);
   for (const [key, outcome] of fake.byKey) {
     if (outcome === "400") assertEquals(fake.sent.get(key), 1, `context-limit request ${key} sent again`);
   }
@@ -240,4 +244,23 @@ Deno.test("batch output lines: a refusal without content is an answer, reasoning
     response: { text: "B", reasoning: "thinking", finishReason: "stop", usage: undefined, servedModel: "m" },
   });
   assertEquals(results.get("broken")?.ok, false);
+});
+
+Deno.test("PerMedCQA: a question longer than the model's context is not acceptable and stays in n", () => {
+  const sample = { id: "q1", input: "پرسش", fields: {} } as unknown as Sample;
+  const rows = (error: string) =>
+    perMedCqaRows(
+      {
+        samples: [sample],
+        outputs: new Map([["q1", { sampleId: "q1", answered: false, error }]]),
+        scores: new Map(),
+      },
+      { benchmark: "permedcqa", model: "m", judge: "j", condition: "default", offline: false, judgeRuns: 1 },
+    );
+  assertEquals(
+    rows("context length exceeded (the model's limit is 20 tokens): HTTP 400").at(0)?.values.acceptable,
+    0,
+  );
+  // Any other answer error leaves the question unscored (the run is incomplete).
+  assertEquals(rows("HTTP 500: down").at(0)?.values.acceptable, null);
 });

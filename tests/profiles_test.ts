@@ -1,5 +1,9 @@
 import { assert, assertEquals, assertMatch, assertStringIncludes } from "@std/assert";
 import { loadProfiles, profileOf } from "../lib/providers/transport/profiles.ts";
+import { runEval } from "../lib/pipeline/run_eval.ts";
+import { batchProviderFor } from "../lib/providers/batch/batch.ts";
+import { Caller } from "../lib/providers/caller.ts";
+import { createProvider } from "../lib/providers/factory.ts";
 import { RunStore } from "../lib/store/run_store.ts";
 import {
   type FakeChatBody,
@@ -183,14 +187,24 @@ for (const style of ["openai", "vllm"] as const) {
         const context = errors.filter((e) => e.includes("context length exceeded"));
         assertEquals(context.length, refused.length);
         for (const error of context) assertStringIncludes(error, `(the model's limit is ${limit} tokens)`);
-        // The other errors are later turns of a conversation whose earlier turn was refused.
-        assert(errors.every((e) => context.includes(e) || e.startsWith("not asked:")), errors.join("\n"));
+        // The other errors are later turns of a conversation whose earlier turn exceeded the context.
+        assert(
+          errors.every((e) =>
+            context.includes(e) || /^not asked: turn \d+ exceeded the model's context$/.test(e)
+          ),
+          errors.join("\n"),
+        );
         assertEquals(store.events("retry").length, 0);
       } finally {
         store.close();
       }
-      assertEquals(result.code, 1, result.stderr);
-      assertStringIncludes(result.stderr, "failed for good");
+      // A context-limit error is the sample's result: the run is complete, and the sample stays in n.
+      assertEquals(result.code, 0, result.stderr);
+      const summary = JSON.parse(await Deno.readTextFile(`${out}/summary.json`));
+      assertEquals(summary.complete, true);
+      assertEquals(summary.counts.context_errors, refused.length);
+      assertEquals(summary.counts.failed, 0);
+      assertEquals(summary.metrics.usability.n, summary.counts.samples);
     } finally {
       await server.close();
       await Deno.remove(out, { recursive: true });
@@ -232,6 +246,141 @@ Deno.test("profiles: a bad --profiles file is one line naming the file and the f
       assertMatch(result.errors[0], new RegExp(`field "profiles\\.0\\.${field}"|field "${field}"`));
     }
   } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+/** The `request_shapes` the manifest of the run in `out` records, by role and model. */
+function recordedShapes(out: string): Record<string, Record<string, Record<string, unknown>>> {
+  const store = new RunStore(`${out}/run.sqlite`, { readOnly: true });
+  try {
+    return store.manifest()!.request_shapes as never;
+  } finally {
+    store.close();
+  }
+}
+
+Deno.test("profiles: --batch lines of an o3 model carry max_completion_tokens and no temperature, as its live calls", async () => {
+  const lines: FakeChatBody[] = [];
+  const server = await startFakeServer({
+    batchLineCompletion: (line) => {
+      lines.push(line.body);
+      return undefined;
+    },
+  });
+  const out = await Deno.makeTempDir({ prefix: "medeval-profiles-" });
+  const config = (batch: boolean, dir: string) => ({
+    benchmark: "llmeval-med",
+    model: "o3-mini",
+    baseUrl: server.url,
+    judge: "fake-judge",
+    judgeRuns: 1,
+    temperature: 0.5,
+    maxTokens: 64,
+    roleOptions: ["model.reasoning_effort=low"],
+    data: `${ROOT}data/llmeval_med/sample.json`,
+    limit: 2,
+    out: dir,
+    progress: false,
+    renderFigures: false,
+    ...(batch ? { batch: true, batchPollSeconds: 0.02 } : {}),
+  });
+  try {
+    await runEval(config(true, `${out}/batched`));
+    const model = lines.filter((b) => b.model === "o3-mini");
+    assert(model.length > 0);
+    for (const body of model) {
+      assertEquals(body.max_completion_tokens, 64);
+      assert(!("max_tokens" in body) && !("temperature" in body), JSON.stringify(body));
+      assertEquals(body.reasoning_effort, "low");
+    }
+    // The same run unbatched sends the same bodies as chat completions.
+    await runEval(config(false, `${out}/live`));
+    const live = chats(server).map((r) => r.body as FakeChatBody).filter((b) => b.model === "o3-mini");
+    const canonical = (bodies: FakeChatBody[]) => bodies.map((b) => JSON.stringify(b)).sort();
+    assertEquals(canonical(live), canonical(model));
+    const shape = recordedShapes(`${out}/batched`).model["o3-mini"];
+    assertEquals(shape.profile, "o3*");
+    assertEquals(shape.sent, ["max_completion_tokens", "reasoning_effort"]);
+    assertEquals(shape.left_out, ["temperature"]);
+  } finally {
+    await server.close();
+    await Deno.remove(out, { recursive: true });
+  }
+});
+
+Deno.test("profiles: the manifest records each role's request shape, with the adaptations learned", async () => {
+  const server = await startFakeServer({ reasoningModel: (m) => m === "fake-model", reply: () => "答案：A" });
+  const out = await Deno.makeTempDir({ prefix: "medeval-profiles-" });
+  try {
+    const result = await run(cli([
+      "eval",
+      "climedbench",
+      "--model",
+      "fake-model",
+      "--base-url",
+      server.url,
+      "--embed-model",
+      "fake-embed",
+      "--data",
+      CLIMED_SAMPLE,
+      "--out",
+      out,
+      "--no-render",
+      "--temperature",
+      "0",
+      "--max-tokens",
+      "64",
+      "--seed",
+      "1",
+    ]));
+    assertEquals(result.code, 0, result.stderr);
+    const shapes = recordedShapes(out);
+    assertEquals(shapes.model["fake-model"], {
+      profile: "*",
+      token_limit: "max_completion_tokens",
+      sent: ["max_completion_tokens", "seed"],
+      left_out: ["temperature"],
+      adaptations: ["max_tokens: max_completion_tokens", "temperature: left out (server default)"],
+    });
+    // Embeddings have no request shape: only chat roles are recorded.
+    assertEquals(Object.keys(shapes), ["model"]);
+  } finally {
+    await server.close();
+    await Deno.remove(out, { recursive: true });
+  }
+});
+
+Deno.test("profiles: a batch line refused for a parameter is asked again without it, and the change logged", async () => {
+  const server = await startFakeServer({
+    batchLineFault: (line) =>
+      "seed" in line.body
+        ? { status: 400, message: "Unsupported parameter: 'seed' is not supported with this model." }
+        : undefined,
+  });
+  const dir = await Deno.makeTempDir({ prefix: "medeval-profiles-" });
+  const store = new RunStore(`${dir}/run.sqlite`);
+  try {
+    const pool = createProvider({ model: "fake-model", baseUrl: server.url, profiles: await loadProfiles() });
+    const batched = batchProviderFor(pool, { pollMs: 20, idleMs: 30 });
+    batched.attach(store);
+    const caller = new Caller(batched, store, "model", { maxRetries: 2, baseDelayMs: 1, maxDelayMs: 2 });
+    const { call } = await caller.call({
+      messages: [{ role: "user", content: "hi" }],
+      seed: 3,
+      maxTokens: 8,
+    });
+    assertEquals(call.attempts, 2);
+    const [first, second] = server.batches;
+    assert(first.customIds[0].endsWith("-a1") && second.customIds[0].endsWith("-a2"));
+    const adapted = store.events("request_adapted").map((e) =>
+      e.detail as { parameter: string; now: string }
+    );
+    assertEquals(adapted.map((a) => `${a.parameter}: ${a.now}`), ["seed: left out"]);
+    assertEquals(batched.shape.record().left_out, ["seed"]);
+  } finally {
+    store.close();
+    await server.close();
     await Deno.remove(dir, { recursive: true });
   }
 });

@@ -54,6 +54,7 @@ function limitsOf(provider: ChatProvider): { rpm?: number; tpm?: number; concurr
 const VALUES: Record<string, string> = {
   "base-url": "http://127.0.0.1:19/v1",
   "api-key-env": KEY,
+  "api-version": "2024-10-21",
   concurrency: "3",
   rpm: "60",
   tpm: "5000",
@@ -92,6 +93,9 @@ Deno.test("--role-opt sets every key of every role (model, judge, translator, a 
           break;
         case "apiKeyEnv":
           break; // read below, against a server
+        case "apiVersion":
+          assertEquals(provider.shape?.record().api_version, VALUES[key.key], option);
+          break;
         case "concurrency":
           assertEquals(limitsOf(provider).concurrency, value, option);
           break;
@@ -250,7 +254,7 @@ Deno.test("unknown roles, keys and values are one-line errors naming the closest
   assertEquals(cli.code, 2);
   assertEquals(
     cli.stderr.trim(),
-    'error: --role-opt judge.rnus: unknown key "rnus"; did you mean runs? (keys: model, base-url, api-key-env, concurrency, rpm, tpm, temperature, seed, max-tokens, runs)',
+    'error: --role-opt judge.rnus: unknown key "rnus"; did you mean runs? (keys: model, base-url, api-key-env, api-version, concurrency, rpm, tpm, temperature, seed, max-tokens, runs)',
   );
 });
 

@@ -15,6 +15,7 @@ import { MERGE_SPEC } from "./merge.ts";
 import { NOTEBOOKS_SPEC } from "./notebooks.ts";
 import { COLLECT_SPEC, IMPORT_RATINGS_SPEC } from "./runs.ts";
 import { TAG_SPEC } from "./tag.ts";
+import { DOCTOR_SPEC } from "./doctor.ts";
 
 /** Where the page is written, relative to the project root. */
 export const CLI_DOCS_PATH = "docs/cli.md";
@@ -70,6 +71,7 @@ async function sections(): Promise<Section[]> {
     specSection(IMPORT_RATINGS_SPEC),
     specSection(COLLECT_SPEC),
     specSection(TAG_SPEC),
+    specSection(DOCTOR_SPEC),
     { title: "deno task irt", usage: irtUsage() },
   );
   for (const sub of irtSubcommands()) out.push({ title: `deno task irt ${sub}`, usage: irtUsage(sub) });

@@ -1,5 +1,6 @@
 /**
- * The `medeval` command line: `eval`, `reproduce`, `download`, `import-ratings`, `collect`, `merge`, `tag`, `irt`. Bad settings and bad input end with one line
+ * The `medeval` command line: `eval`, `reproduce`, `download`, `import-ratings`, `collect`, `merge`, `tag`, `irt`,
+ * `doctor` (probes an endpoint before a long run). Bad settings and bad input end with one line
  * on standard error and exit code 2; an incomplete run (calls that failed for good) with exit code 1.
  * @module
  */
@@ -22,6 +23,7 @@ import { downloadDataset, DOWNLOADS } from "./download.ts";
 import { reproduce, reproduceEnv } from "./reproduce.ts";
 import { collectCommand, importRatingsCommand } from "./runs.ts";
 import { irtCommand } from "./irt.ts";
+import { doctorCommand } from "./doctor.ts";
 import { mergeCommand } from "./merge.ts";
 import { printSummaries } from "./print_summaries.ts";
 import { checkFlags, type CommandSpec, commandUsage, parseCommand } from "./args.ts";
@@ -61,6 +63,7 @@ const COMMANDS: [string, string][] = [
   ["collect", "gather runs into one long table (and a response matrix for IRT)"],
   ["tag", "tag questions with ICD-11 chapter and question type by a model"],
   ["irt", "item response theory: fit, cat, subset, mps"],
+  ["doctor", "probe an endpoint before a long run: what it accepts, latency, which profile fits"],
 ];
 
 const USAGE = `usage: deno task <command> [options]      (deno task <command> --help explains each flag)
@@ -263,6 +266,8 @@ async function main(args: string[]): Promise<number> {
       return await tagCommand(rest);
     case "irt":
       return await irtCommand(rest);
+    case "doctor":
+      return await doctorCommand(rest);
     case "download": {
       const { positionals, help } = parseCommand(DOWNLOAD_SPEC, rest);
       if (help) return printUsage(DOWNLOAD_SPEC);

@@ -30,7 +30,7 @@ import { exportFigureSets, type FigureSet, type ImageFormat } from "../report/fi
 import { groupBarFigure, overviewTable, runFigures } from "../report/run_report.ts";
 import type { Table } from "../core/report_spec.ts";
 import type { Summary } from "../core/summary.ts";
-import { groupTables, toMarkdown, writeTable } from "../report/tables.ts";
+import { groupTables, outcomesLines, toMarkdown, writeTable } from "../report/tables.ts";
 import { downloadedPath, DOWNLOADS } from "./download.ts";
 import { projectTaskFiles } from "../task_file/index.ts";
 import { readTaskFile } from "../task_file/schema.ts";
@@ -268,7 +268,14 @@ async function runBenchmark(planned: BenchmarkPlan, options: ReproduceOptions): 
       tables.push({ id: `${safeName(summary.model)}_${field}`, table });
     }
   }
-  for (const [id, table] of Object.entries(task.report.tables?.(summaries) ?? {})) tables.push({ id, table });
+  // The benchmark's own tables get the outcomes footnote the run's tables carry.
+  const withOutcomes = (table: Table): Table => ({
+    ...table,
+    notes: [...table.notes, ...outcomesLines(summaries).filter((line) => !table.notes.includes(line))],
+  });
+  for (const [id, table] of Object.entries(task.report.tables?.(summaries) ?? {})) {
+    tables.push({ id, table: withOutcomes(table) });
+  }
   for (const summary of summaries) {
     for (const [id, table] of Object.entries(task.report.tables?.([summary]) ?? {})) {
       if (summaries.length === 1 || !(id in (task.report.tables?.(summaries) ?? {}))) {

@@ -59,6 +59,21 @@ export const UsageRowSchema = z.object({
 /** One row of a summary's token and cost accounting (calls of one role and model in one condition). */
 export type UsageRow = z.infer<typeof UsageRowSchema>;
 
+const Count = z.number().int().min(0);
+
+/** zod schema of one role and model's answer outcomes (`summary.outcomes_by_role`). */
+export const RoleOutcomeSchema = z.object({
+  role: z.string(),
+  model: z.string(),
+  calls: Count,
+  truncated: Count,
+  refused: Count,
+  empty: Count,
+  context_errors: Count,
+  failed: Count,
+  judge_errors: Count.optional(),
+});
+
 /** zod schema of `summary.json`. Rates are fractions in [0, 1]. */
 export const SummarySchema = z.object({
   benchmark: z.string(),
@@ -82,6 +97,8 @@ export const SummarySchema = z.object({
   agreement: z.array(z.lazy(() => RaterAgreementSchema)).optional(),
   /** Tokens and cost of the calls this condition made, by role and model. */
   usage: z.array(UsageRowSchema).optional(),
+  /** How the answers of each role and model ended (truncated, refused, empty, context-limit errors). */
+  outcomes_by_role: z.array(RoleOutcomeSchema).optional(),
 });
 
 /** The content of `summary.json`. */

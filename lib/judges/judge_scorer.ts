@@ -124,7 +124,8 @@ async function judgeOnce<V>(
       member,
       repeat: run * 100 + attempt,
       seed: base + (run - 1) + 1000 * (attempt - 1),
-      maxTokens: spec.maxTokens ?? 1024,
+      // A limit the user set for the role (`--role-opt judge.max-tokens=N`) wins over the scorer's own.
+      maxTokens: ctx.defaults(role).maxTokens ?? spec.maxTokens ?? 1024,
       jsonMode: spec.jsonMode ?? true,
       answer,
     });

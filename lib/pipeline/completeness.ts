@@ -6,6 +6,7 @@
  * a zero. Judge errors (a judge replied without a valid verdict) are scores, counted by each protocol's rule.
  * @module
  */
+import { isFinalAnswerError } from "../core/answer_errors.ts";
 import type { Sample } from "../core/sample.ts";
 import type { SampleRow } from "../core/summary.ts";
 import type { RunView, ScoreContext, Scorer } from "../core/task.ts";
@@ -72,7 +73,8 @@ export function runCompleteness(view: RunView, options: CompletenessOptions): Co
 function sampleStatus(view: RunView, sample: Sample, options: CompletenessOptions): SampleStatus {
   const output = view.outputs.get(sample.id);
   if (!output) return "not_asked";
-  if (!output.answered) return "failed";
+  // A context-limit error is the sample's result (scored as a failed answer); any other error is a failure.
+  if (!output.answered) return isFinalAnswerError(output.error) ? "scored" : "failed";
   const scores = view.scores.get(sample.id) ?? [];
   for (const scorer of options.scorers) {
     const owed = scorer.units?.(options.ctx, sample) ?? 1;
@@ -137,13 +139,31 @@ export function causeLines(causes: ReadonlyMap<string, number>, limit = 5, width
   return lines;
 }
 
+/** Why one sample's scoring failed for good: the scorer and its error (a `score_failed` event). */
+export interface ScoreFailure {
+  /** Scorer name. */
+  scorer: string;
+  /** The error, redacted. */
+  error: string;
+}
+
 /** Returns the samples of `condition` whose scoring failed for good (the run's `score_failed` events). */
 export function scoreFailures(store: Pick<RunStore, "events">, condition: string): Map<string, string> {
-  const failed = new Map<string, string>();
+  return new Map(
+    [...scoreFailureDetails(store, condition)].map(([id, f]) => [id, `${f.scorer}: ${f.error}`]),
+  );
+}
+
+/** Returns, by sample, the scorer and error of each scoring of `condition` that failed for good. */
+export function scoreFailureDetails(
+  store: Pick<RunStore, "events">,
+  condition: string,
+): Map<string, ScoreFailure> {
+  const failed = new Map<string, ScoreFailure>();
   for (const event of store.events("score_failed")) {
     const detail = event.detail as { sample?: string; condition?: string; scorer?: string; error?: string };
     if (detail.sample && (detail.condition ?? condition) === condition) {
-      failed.set(detail.sample, `${detail.scorer ?? "scorer"}: ${detail.error ?? "failed"}`);
+      failed.set(detail.sample, { scorer: detail.scorer ?? "scorer", error: detail.error ?? "failed" });
     }
   }
   return failed;

@@ -90,6 +90,17 @@ const OPTION_TABLE = [
     help: "environment variable holding its API key (default OPENAI_API_KEY; never pass a key itself)",
   },
   {
+    flag: "api-version",
+    role: { name: "model", field: "apiVersion" },
+    key: "apiVersion",
+    kind: "string",
+    value: "VERSION",
+    scope: "common",
+    section: "model",
+    help: "Azure OpenAI api-version (e.g. 2024-10-21), sent with every request and the key as api-key; " +
+      "required by a *.openai.azure.com deployment URL; other roles at the same base URL use it too",
+  },
+  {
     flag: "temperature",
     role: { name: "model", field: "temperature" },
     key: "temperature",
@@ -427,6 +438,17 @@ const OPTION_TABLE = [
     help: "variable holding the judge's key (default JUDGE_API_KEY if set, else OPENAI_API_KEY)",
   },
   {
+    flag: "judge-api-version",
+    role: { name: "judge", field: "apiVersion" },
+    requires: "judge",
+    key: "judgeApiVersion",
+    kind: "string",
+    value: "VERSION",
+    scope: "benchmark",
+    section: "judge",
+    help: "the judge's Azure OpenAI api-version (default: --api-version when it shares the model's base URL)",
+  },
+  {
     flag: "judge-runs",
     role: { name: "judge", field: "runs" },
     requires: "judge",
@@ -532,6 +554,17 @@ const OPTION_TABLE = [
     help: "variable holding its key (default TRANSLATOR_API_KEY if set, else OPENAI_API_KEY)",
   },
   {
+    flag: "translator-api-version",
+    role: { name: "translator", field: "apiVersion" },
+    requires: "translator",
+    key: "translatorApiVersion",
+    kind: "string",
+    value: "VERSION",
+    scope: "common",
+    section: "roles",
+    help: "its Azure OpenAI api-version (default: --api-version when it shares the model's base URL)",
+  },
+  {
     flag: "translator-concurrency",
     role: { name: "translator", field: "concurrency" },
     requires: "translator",
@@ -581,9 +614,12 @@ const OPTION_TABLE = [
     value: "NAME.KEY=VALUE",
     scope: "common",
     section: "roles",
-    help: `any setting of any role (model, judge, translator, embed, or the benchmark's own), repeatable: ${
-      ROLE_KEYS.map((k) => k.key).join(", ")
-    } (e.g. translator.rpm=60, embed.api-key-env=EMB_KEY, judge.runs=2); runs is the judge's`,
+    help:
+      `any setting of any role (model, judge, translator, embed, or the benchmark's own), repeatable: ${
+        ROLE_KEYS.map((k) => k.key).join(", ")
+      } (e.g. translator.rpm=60, embed.api-key-env=EMB_KEY, judge.runs=2); runs is the judge's. Any other key ` +
+      "is an extra body parameter of the role's chat requests (e.g. judge.reasoning_effort=low, " +
+      "model.top_k=20; JSON values are parsed), sent only if the model's profile takes it",
   },
   {
     flag: "aux",

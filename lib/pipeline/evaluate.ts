@@ -6,6 +6,7 @@
  * nothing is kept that the store does not hold.
  * @module
  */
+import { contextCutTurnError, isContextError, isFinalAnswerError } from "../core/answer_errors.ts";
 import type { ChatMessage } from "../core/chat.ts";
 import type { StoredScore } from "../core/records.ts";
 import { type Sample, toConversations } from "../core/sample.ts";
@@ -84,12 +85,22 @@ export async function evaluate(options: EvaluateOptions): Promise<EvaluateResult
   const result: EvaluateResult = { answerErrors: 0, scoreFailures: 0, notStarted: 0 };
   const { progress, store, condition, roles, judgeRuns } = options;
   const unitCtx = { judgeRuns, members: (role: string) => roles.members(role) };
+  // Samples whose answer error is their result (longer than the model's context): never asked again.
+  const settled = new Set(
+    store.outputStatus(condition).filter((o) => !o.answered && isFinalAnswerError(o.error)).map((o) =>
+      o.sampleId
+    ),
+  );
 
   const runConversation = async (turns: Sample[]) => {
     const history: ChatMessage[] = [];
     const scoring: Promise<void>[] = [];
     for (let i = 0; i < turns.length; i++) {
       const sample = turns[i];
+      if (settled.has(sample.id)) {
+        progress?.tick(turns.slice(i).reduce((sum, s) => sum + sampleUnits(s, options.scorers, unitCtx), 0));
+        break;
+      }
       const ctx = roles.context(sample, judgeRuns, options.auxiliary, condition);
       try {
         const solved = await options.solver.solve({ sample, history: [...history] }, ctx);
@@ -123,12 +134,22 @@ export async function evaluate(options: EvaluateOptions): Promise<EvaluateResult
         const message = redact(err instanceof Error ? err.message : String(err));
         // This turn and every later turn of the conversation cannot be answered: they need this answer.
         for (const [j, later] of turns.slice(i).entries()) {
-          const error = j === 0 ? message : `not asked: turn ${sample.conversation?.turn ?? 1} failed`;
+          const turn = sample.conversation?.turn ?? 1;
+          const error = j === 0
+            ? message
+            : isContextError(message)
+            ? contextCutTurnError(turn)
+            : `not asked: turn ${turn} failed`;
           store.putOutput({ sampleId: later.id, condition, callKey: null, text: null, error });
         }
         const skipped = turns.slice(i);
-        result.answerErrors += skipped.length;
-        progress?.tick(skipped.reduce((sum, s) => sum + sampleUnits(s, options.scorers, unitCtx), 0), true);
+        // A context-limit error is the sample's result, not a failure a resumed run could repair.
+        const final = isContextError(message);
+        if (!final) result.answerErrors += skipped.length;
+        progress?.tick(
+          skipped.reduce((sum, s) => sum + sampleUnits(s, options.scorers, unitCtx), 0),
+          !final,
+        );
         break;
       }
     }

@@ -1,10 +1,11 @@
 /**
- * The settings of a run's roles, in one place: {@linkcode RoleConfig} (model, base URL, key variable,
- * concurrency, rate limits, generation parameters, judge runs), the table of its keys with their ranges and
- * defaults ({@linkcode ROLE_KEYS}), and {@linkcode givenRoles}, which gathers every way a role is set — the
- * generic `--role NAME=MODEL` and `--role-opt NAME.KEY=VALUE`, `EvalConfig.roles`, and the short aliases users
- * know (`--model`, `--judge-runs`, `--translator`, `--embed-model`, ...) — into one record per role, each value
- * with the flag that set it (for errors). Nothing is sent; every problem is a one-line {@linkcode ConfigError}.
+ * The settings of a run's roles, in one place: {@linkcode RoleConfig} (model, base URL, key variable, API
+ * version, concurrency, rate limits, generation parameters, judge runs, extra body parameters), the table of its
+ * keys with their ranges and defaults ({@linkcode ROLE_KEYS}), and {@linkcode givenRoles}, which gathers every
+ * way a role is set — the generic `--role NAME=MODEL` and `--role-opt NAME.KEY=VALUE`, `EvalConfig.roles`, and
+ * the short aliases users know (`--model`, `--judge-runs`, `--translator`, `--embed-model`, ...) — into one
+ * record per role, each value with the flag that set it (for errors). Nothing is sent; every problem is a
+ * one-line {@linkcode ConfigError}.
  * @module
  */
 import { closestName } from "../core/closest.ts";
@@ -12,6 +13,7 @@ import { ConfigError } from "../core/errors.ts";
 import type { EvalConfig } from "./eval_config.ts";
 import { EVAL_OPTIONS } from "./eval_options.ts";
 import { ROLE_KEYS, type RoleConfig, type RoleKey } from "./role_keys.ts";
+import { parseExtraValue } from "../providers/transport/extra_body.ts";
 
 /** A role as given: its settings and, for each one set, the flag that set it. */
 export interface GivenRole {
@@ -28,6 +30,7 @@ export function roleFlag(role: string, field: keyof RoleConfig): string {
   if (field === "model") return "--role";
   if (field === "baseUrl") return "--role-base-url";
   if (field === "apiKeyEnv") return "--role-api-key-env";
+  if (field === "extraBody") return `--role-opt ${role}`;
   return `--role-opt ${role}.${ROLE_KEYS.find((k) => k.field === field)!.key}`;
 }
 
@@ -57,17 +60,22 @@ function roleNumber(key: RoleKey, raw: string, source: string): number {
   return n;
 }
 
-/** Returns the key `--role-opt ROLE.KEY` names, refusing unknown keys and keys the role does not take. */
-function roleKey(role: string, key: string, source: string): RoleKey {
+/**
+ * Returns the key `--role-opt ROLE.KEY` names, refusing keys the role does not take. A key that is no role key
+ * is refused too unless `extra` allows it, in which case `undefined` says it is an extra body parameter — but
+ * not when it is written as role keys are (with a dash) or is near one (a typo: `rnus` for `runs`).
+ */
+function roleKey(role: string, key: string, source: string, extra = false): RoleKey | undefined {
   const known = ROLE_KEYS.filter((k) => (!k.only || k.only.includes(role)) && !k.not?.includes(role));
   const found = known.find((k) => k.key === key);
   if (found) return found;
   const names = known.map((k) => k.key);
-  const elsewhere = ROLE_KEYS.find((k) => k.key === key);
+  if (ROLE_KEYS.some((k) => k.key === key)) {
+    throw new ConfigError(`${source}: the ${role} role takes no ${key} (its keys: ${names.join(", ")})`);
+  }
+  if (extra && !key.includes("-") && closestName(key, names) === undefined) return undefined;
   throw new ConfigError(
-    elsewhere
-      ? `${source}: the ${role} role takes no ${key} (its keys: ${names.join(", ")})`
-      : `${source}: unknown key "${key}"${suggestion(key, names)} (keys: ${names.join(", ")})`,
+    `${source}: unknown key "${key}"${suggestion(key, names)} (keys: ${names.join(", ")})`,
   );
 }
 
@@ -88,6 +96,16 @@ class Gathered {
     (given.config as Record<string, unknown>)[field] = value;
     given.flags[field] = flag;
   }
+
+  /** Adds the extra body parameter `name` of `role`, set by `flag` (without the name); twice is an error. */
+  setExtra(role: string, name: string, value: unknown, flag: string): void {
+    const given = this.roles.get(role) ?? { config: {}, flags: {} };
+    this.roles.set(role, given);
+    const extra = given.config.extraBody ??= {};
+    if (name in extra) throw new ConfigError(`${flag}.${name}: given twice`);
+    extra[name] = value;
+    given.flags.extraBody ??= flag;
+  }
 }
 
 /** Splits `NAME=VALUE` (`--role`, `--role-base-url`, ...) into its parts; errors name `flag`. */
@@ -100,8 +118,10 @@ function nameValue(value: string, flag: string): [string, string] {
 /**
  * Gathers every role setting of `config`: the alias fields (`model`, `judgeRuns`, `translatorConcurrency`,
  * `embedModel`, ...), `roles` (`--role NAME=MODEL` strings, or a record of {@linkcode RoleConfig}),
- * `roleBaseUrls`, `roleApiKeyEnvs` and `roleOptions` (`--role-opt NAME.KEY=VALUE`). A setting given two ways,
- * an unknown key, a key the role does not take or a value out of range is a one-line error naming the flag.
+ * `roleBaseUrls`, `roleApiKeyEnvs` and `roleOptions` (`--role-opt NAME.KEY=VALUE`; a key that is no role key
+ * is an extra body parameter, its value read as JSON when it is JSON, e.g. `top_k=20`, else as text, e.g.
+ * `reasoning_effort=low`). A setting given two ways, a mistyped key, a key the role does not take or a value out
+ * of range is a one-line error naming the flag.
  * Roles are returned in the order first given, `model` first; a role may lack a model here
  * ({@linkcode checkModelsGiven} refuses that once the run's roles are known).
  */
@@ -127,6 +147,15 @@ export function givenRoles(config: EvalConfig): Map<string, GivenRole> {
     for (const [name, role] of Object.entries(config.roles)) {
       for (const [field, value] of Object.entries(role)) {
         if (value === undefined) continue;
+        if (field === "extraBody") {
+          if (value === null || typeof value !== "object" || Array.isArray(value)) {
+            throw new ConfigError(`roles.${name}.extraBody: expected an object of body parameters`);
+          }
+          for (const [key, v] of Object.entries(value)) {
+            gathered.setExtra(name, key, v, `roles.${name}.extraBody`);
+          }
+          continue;
+        }
         const key = ROLE_KEYS.find((k) => k.field === field);
         if (!key) throw new ConfigError(`roles.${name}: unknown field "${field}"`);
         const source = `roles.${name}.${field}`;
@@ -148,19 +177,28 @@ export function givenRoles(config: EvalConfig): Map<string, GivenRole> {
     }
   }
   for (const entry of config.roleOptions ?? []) {
-    const match = entry.match(/^([a-z][a-z0-9_-]*)\.([a-z][a-z-]*)=(.*)$/s);
+    const match = entry.match(/^([a-z][a-z0-9_-]*)\.([a-z][a-z0-9_-]*)=(.*)$/s);
     if (!match) {
       throw new ConfigError(`--role-opt: expected NAME.KEY=VALUE (e.g. judge.runs=2), got "${entry}"`);
     }
     const [, name, keyName, raw] = match;
     const source = `--role-opt ${name}.${keyName}`;
-    const key = roleKey(name, keyName, source);
+    const key = roleKey(name, keyName, source, true);
     if (raw === "") throw new ConfigError(`${source}: no value`);
-    gathered.set(name, key.field, key.kind === "string" ? raw : roleNumber(key, raw, source), source);
+    if (!key) gathered.setExtra(name, keyName, parseExtraValue(raw, source), `--role-opt ${name}`);
+    else gathered.set(name, key.field, key.kind === "string" ? raw : roleNumber(key, raw, source), source);
   }
   for (const [name, given] of gathered.roles) {
     for (const field of Object.keys(given.config) as (keyof RoleConfig)[]) {
+      if (field === "extraBody") continue;
       roleKey(name, ROLE_KEYS.find((k) => k.field === field)!.key, given.flags[field]!);
+    }
+    const [extra] = Object.keys(given.config.extraBody ?? {});
+    if (name === "embed" && extra !== undefined) {
+      const source = `${given.flags.extraBody}.${extra}`;
+      throw new ConfigError(
+        `${source}: the embed role takes no extra body parameter (it asks for embeddings)`,
+      );
     }
     if (Array.isArray(given.config.model) && name !== "judge" && given.config.model.length > 1) {
       throw new ConfigError(`${given.flags.model}: ${name} takes one model (only judges make a jury)`);

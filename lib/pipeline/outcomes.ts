@@ -1,12 +1,16 @@
 /**
- * How the model under test's answers ended, from what the run store holds: truncated (`finish_reason`
- * `length`), refused (`content_filter`, or a `refusal` with no content), empty, or not given because the request
- * was longer than the model's context. Truncated, refused and empty answers are scored as given; context-limit
- * errors are answer errors, counted as failed samples.
+ * How the replies of a condition ended, from what the run store holds: the model under test's answers, and the
+ * calls of every other role and model (each judge of a jury, every judge repeat and re-ask, translators, a
+ * task's own roles) — truncated (`finish_reason` `length`), refused (`content_filter`, or a `refusal` with no
+ * content), empty, or not given because the request was longer than the model's context. Truncated, refused and
+ * empty answers are scored as given; context-limit errors are the sample's result, scored as a failed answer. A judge
+ * reply without a valid verdict (a refused, empty or cut one among them) is asked again, then stored as a judge
+ * error, which each benchmark counts by its own rule.
  * @module
  */
 import type { StoredCall } from "../core/records.ts";
-import type { OutputOutcome } from "../store/run_store.ts";
+import type { CallEnd, OutputOutcome } from "../store/run_store.ts";
+import { hasOutcome, percent, type RoleOutcome } from "../report/outcomes_note.ts";
 
 /** Counts of the outcomes of one condition's answers. */
 export interface AnswerOutcomes {
@@ -25,10 +29,8 @@ export interface AnswerOutcomes {
 /** Share of truncated answers above which a run warns to raise `--max-tokens`. */
 export const TRUNCATION_WARNING_SHARE = 0.05;
 
-/** Returns whether an answer error is a context-limit error (the provider's wording: "context length exceeded"). */
-export function isContextError(error: string | null): boolean {
-  return error !== null && /context length exceeded/i.test(error);
-}
+import { isContextError } from "../core/answer_errors.ts";
+export { isContextError };
 
 /** Returns whether a stored call was refused or filtered. */
 export function isRefused(call: Pick<StoredCall, "finishReason" | "text" | "refusal">): boolean {
@@ -58,22 +60,116 @@ export function answerOutcomes(outputs: readonly OutputOutcome[]): AnswerOutcome
   return counts;
 }
 
-function percent(part: number, whole: number): string {
-  return whole ? `${(100 * part / whole).toFixed(1)}%` : "0.0%";
+/** A role as planned: its name and the models serving it. */
+export interface RoleMembers {
+  /** Role name. */
+  name: string;
+  /** Its providers' model names and labels (the label is what judges' scores name). */
+  providers: readonly { model: string; label: string }[];
 }
 
-/** The summary note of `outcomes`, or `undefined` when every answer ended normally. */
-export function outcomesNote(outcomes: AnswerOutcomes): string | undefined {
-  const { outputs, truncated, refused, empty_answers, context_errors } = outcomes;
-  if (truncated + refused + empty_answers + context_errors === 0) return undefined;
-  return `model outputs: ${truncated} of ${outputs} truncated (${percent(truncated, outputs)}), ` +
-    `${refused} refused (${percent(refused, outputs)}), ${empty_answers} empty (${
-      percent(empty_answers, outputs)
-    }), ` +
-    `${context_errors} context-limit errors (${
-      percent(context_errors, outputs)
-    }); truncated, refused and empty ` +
-    "answers are scored as given, context-limit errors count as failed";
+/** What {@linkcode roleOutcomes} counts, all of one condition. */
+export interface RoleOutcomeInputs {
+  /** The run's roles as planned, the model under test's first. */
+  roles: readonly RoleMembers[];
+  /** How the model under test's answers ended. */
+  answers: AnswerOutcomes;
+  /** Answers that failed for good. */
+  answerErrors: number;
+  /** How every finished call of the other roles ended (embeddings left out). */
+  calls: Iterable<CallEnd>;
+  /** Roles whose scorers judge (their rows count judge errors). */
+  judgingRoles: readonly string[];
+  /** Judge errors: the role and the judge's label of each judging without a valid verdict. */
+  judgeErrors: Iterable<{ role: string; judge: string }>;
+  /** Scorings that failed for good: the scorer's role and the error of each failed sample. */
+  failedScorings: Iterable<{ role: string; error: string }>;
+}
+
+/**
+ * Returns one row per role and model: the model under test's answers first, then every other role's models in
+ * the order planned (roles with calls but no plan, e.g. from a merged store, after them); a role's model that
+ * made no call in the condition and has nothing to count (a translator outside its pivot condition) has no
+ * row. A scoring failure of a role with several models (a jury) cannot be pinned on one of them: it is counted
+ * on a row of the role whose model names them all (`a + b`).
+ */
+export function roleOutcomes(inputs: RoleOutcomeInputs): RoleOutcome[] {
+  const [modelRole, ...others] = inputs.roles;
+  const { answers } = inputs;
+  const rows: RoleOutcome[] = [{
+    role: modelRole.name,
+    model: modelRole.providers[0].model,
+    calls: answers.outputs,
+    truncated: answers.truncated,
+    refused: answers.refused,
+    empty: answers.empty_answers,
+    context_errors: answers.context_errors,
+    failed: inputs.answerErrors,
+  }];
+  const rowOf = (role: string, model: string): RoleOutcome => {
+    let row = rows.find((r) => r.role === role && r.model === model && r !== rows[0]);
+    if (!row) {
+      row = { role, model, calls: 0, truncated: 0, refused: 0, empty: 0, context_errors: 0, failed: 0 };
+      if (inputs.judgingRoles.includes(role)) row.judge_errors = 0;
+      rows.push(row);
+    }
+    return row;
+  };
+  for (const role of others) for (const p of role.providers) rowOf(role.name, p.model);
+  for (const call of inputs.calls) {
+    if (call.role === modelRole.name) continue;
+    const row = rowOf(call.role, call.model);
+    row.calls++;
+    if (call.finishReason === "length") row.truncated++;
+    if (isRefused(call)) row.refused++;
+    else if (call.text.trim() === "") row.empty++;
+  }
+  const membersOf = (role: string) => [
+    ...new Set(others.find((r) => r.name === role)?.providers.map((p) => p.model)),
+  ];
+  for (const { role, judge } of inputs.judgeErrors) {
+    const model = others.find((r) => r.name === role)?.providers.find((p) => p.label === judge)?.model;
+    const row = rowOf(role, model ?? judge);
+    row.judge_errors = (row.judge_errors ?? 0) + 1;
+  }
+  for (const { role, error } of inputs.failedScorings) {
+    const members = membersOf(role);
+    const row = rowOf(role, members.length ? members.join(" + ") : "unknown");
+    row.failed++;
+    if (isContextError(error)) row.context_errors++;
+  }
+  return rows.filter((r, i) => i === 0 || r.calls > 0 || hasOutcome(r));
+}
+
+/**
+ * The warnings of a condition whose other roles' models (judges, translators, ...) had more than 5% of their
+ * replies truncated: a truncated verdict or translation is read as given, a silent bias. `rows` as
+ * {@linkcode roleOutcomes} returns them (the model under test's answers first, warned about on their own).
+ */
+export function roleTruncationWarnings(condition: string, rows: readonly RoleOutcome[]): string[] {
+  return rows.slice(1).filter((r) => r.calls && r.truncated / r.calls > TRUNCATION_WARNING_SHARE).map((r) =>
+    `${r.role} ${r.model} (${condition}): ${r.truncated} of ${r.calls} replies truncated (${
+      percent(r.truncated, r.calls)
+    }) at the token limit; raise --role-opt ${r.role}.max-tokens=N`
+  );
+}
+
+/**
+ * The end-of-run line of each role and model of a condition with some outcome other than a normal reply
+ * (`rows` as {@linkcode roleOutcomes} returns them).
+ */
+export function roleOutcomeLines(condition: string, rows: readonly RoleOutcome[]): string[] {
+  return rows.filter(hasOutcome).map((r) =>
+    `${r.role} ${r.model} (${condition}): ${r.calls} ${r === rows[0] ? "answers" : "calls"}, ` +
+    `${r.truncated} truncated (${percent(r.truncated, r.calls)}), ${r.refused} refused (${
+      percent(r.refused, r.calls)
+    }), ${r.empty} empty, ${
+      // The model's context-limit errors are results, not failures; a judge's are failed scorings.
+      r === rows[0]
+        ? `${r.context_errors} context-limit errors, ${r.failed} failed`
+        : `${r.failed} failed (${r.context_errors} context-limit)`}` +
+    (r.judge_errors === undefined ? "" : `, ${r.judge_errors} judge errors`)
+  );
 }
 
 /** The warning of a run whose model had more than 5% of its answers truncated, or `undefined`. */

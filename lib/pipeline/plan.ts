@@ -123,8 +123,9 @@ function humanEvalScorer(task: Task): [string, RatingSpec] {
 
 /**
  * The part of the manifest a resumed run must match: everything that changes which calls are made — the
- * models (by name), prompts, data and parameters. Where the models are served (base URLs) is not part of it:
- * a server may come back on another address; each call records its endpoint, and the manifest the addresses.
+ * models (by name), prompts, data and parameters (extra body parameters included). Where the models are served
+ * (base URLs, API versions) is not part of it: a server may come back on another address; each call records its
+ * endpoint, and the manifest the addresses.
  */
 function runIdentity(
   config: EvalConfig,
@@ -144,6 +145,9 @@ function runIdentity(
   const embed = resolved.roles.find((r) => r.name === "embed");
   const judges = resolved.roles.find((r) => r.name === "judge")?.providers.map((p) => p.model) ?? [];
   const extra = resolved.roles.filter((r) => !["model", "judge", "embed"].includes(r.name));
+  // Extra body parameters change the answers: recorded by role, only when some role has them.
+  const extraBody = resolved.roles.map((r) => [r.name, r.providers[0].shape?.extraBody ?? {}] as const)
+    .filter(([, body]) => Object.keys(body).length > 0);
   const templates = Object.assign({}, task.solver.templates, ...task.scorers.map((s) => s.templates ?? {}));
   return {
     benchmark: task.name,
@@ -158,6 +162,7 @@ function runIdentity(
     prompts: Object.fromEntries(Object.entries(templates).map(([k, v]) => [k, hashValue(v)])),
     ...(extra.length ? { roles: Object.fromEntries(extra.map((r) => [r.name, r.providers[0].model])) } : {}),
     ...(config.columns !== undefined ? { columns: parseColumns(config.columns) } : {}),
+    ...(extraBody.length ? { extra_body: Object.fromEntries(extraBody) } : {}),
     ...(robustness ? { robustness } : {}),
     ...(resolved.auxiliary.size
       ? { auxiliary: Object.fromEntries([...resolved.auxiliary].map(([name, a]) => [name, a.sha256])) }

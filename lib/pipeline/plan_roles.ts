@@ -2,7 +2,8 @@
  * Planning a run's roles from its settings, in one loop over the roles given (see {@linkcode givenRoles}): the
  * model under test, the judges of judge-scored tasks (several for a jury), the roles the conditions' solvers
  * and the task call (`translator`, or a task's own), and the embeddings model. Every role takes every key of
- * `ROLE_KEYS`; base URLs default to the model's (when it is served), then `$OPENAI_BASE_URL`; concurrency to
+ * `ROLE_KEYS`; base URLs default to the model's (when it is served), then `$OPENAI_BASE_URL`; an Azure API
+ * version to the model's when the role shares its base URL; concurrency to
  * the model's, then the table's default; key variables to `<ROLE>_API_KEY` when set, else `OPENAI_API_KEY`
  * (the embeddings model: the model's key). Nothing is sent: every problem is a one-line
  * {@linkcode ConfigError} naming the flag.
@@ -194,10 +195,21 @@ function providerSettings(
     ? modelBaseUrlFlag
     : roleFlag(role, "baseUrl");
   const label = role === "embed" ? "embeddings model" : role;
+  // A role served at the model's base URL takes the model's API version unless it has its own.
+  const sharesModelUrl = role !== "model" && own.baseUrl === undefined && modelBaseUrl !== undefined;
+  const apiVersion = own.apiVersion ?? (sharesModelUrl ? model.config.apiVersion : undefined);
+  const apiVersionFlag = own.apiVersion !== undefined
+    ? given.flags.apiVersion
+    : roleFlag(sharesModelUrl ? "model" : role, "apiVersion");
   return {
     model: name,
     baseUrl: role === "model" ? own.baseUrl : own.baseUrl ?? modelBaseUrl,
     ...(role === "model" ? {} : { baseUrlFlag }),
+    ...(apiVersion !== undefined ? { apiVersion } : {}),
+    apiVersionFlag,
+    ...(own.extraBody
+      ? { extraBody: own.extraBody, extraBodyOf: { role, flag: given.flags.extraBody! } }
+      : {}),
     who: role === "model" ? given.flags.model! : `${given.flags.model}: ${label} "${name}"`,
     apiKeyEnv: key.env,
     apiKeyEnvFlag: key.flag,

@@ -1,7 +1,8 @@
 /**
- * The keys every role of a run takes — model, base URL, key variable, concurrency, rate limits, generation
- * parameters, judge runs — as {@linkcode RoleConfig} holds them and `--role-opt NAME.KEY=VALUE` sets them,
- * with their ranges and their defaults: the one place a role's default lives.
+ * The keys every role of a run takes — model, base URL, key variable, API version, concurrency, rate limits,
+ * generation parameters, judge runs — as {@linkcode RoleConfig} holds them and `--role-opt NAME.KEY=VALUE` sets
+ * them, with their ranges and their defaults: the one place a role's default lives. A `--role-opt` key that is
+ * none of these is an extra body parameter of the role's requests ({@linkcode RoleConfig.extraBody}).
  * @module
  */
 import { DEFAULT_CONCURRENCY } from "../providers/types.ts";
@@ -14,6 +15,8 @@ export interface RoleConfig {
   baseUrl?: string;
   /** Environment variable(s) with its API key (default `<ROLE>_API_KEY` when set, else `OPENAI_API_KEY`). */
   apiKeyEnv?: string;
+  /** Azure OpenAI's `api-version` (default: the model's, when the role is served at the model's base URL). */
+  apiVersion?: string;
   /** Requests in flight, per base URL (default: the model's, then this table's default). */
   concurrency?: number;
   /** Requests per minute, per base URL (and model). */
@@ -28,14 +31,22 @@ export interface RoleConfig {
   maxTokens?: number;
   /** Judgings per answer (the `judge` role only). */
   runs?: number;
+  /**
+   * Extra body parameters of its chat requests, e.g. `{reasoning_effort: "low"}` (`--role-opt NAME.KEY=VALUE`
+   * with a key that is no role key); the model's profile must take each. Not a key of {@linkcode ROLE_KEYS}.
+   */
+  extraBody?: Record<string, unknown>;
 }
+
+/** The fields of {@linkcode RoleConfig} a key of {@linkcode ROLE_KEYS} sets (all but the extra body parameters). */
+export type RoleKeyField = Exclude<keyof RoleConfig, "extraBody">;
 
 /** One key of {@linkcode RoleConfig} as `--role-opt NAME.KEY=VALUE` takes it. */
 export interface RoleKey {
   /** The key as written after the role name, e.g. `base-url`. */
   key: string;
   /** The field of {@linkcode RoleConfig} it sets. */
-  field: keyof RoleConfig;
+  field: RoleKeyField;
   /** `string`, `integer` or `number`. */
   kind: "string" | "integer" | "number";
   /** Smallest allowed value (numbers). */
@@ -57,6 +68,7 @@ export const ROLE_KEYS: readonly RoleKey[] = [
   { key: "model", field: "model", kind: "string" },
   { key: "base-url", field: "baseUrl", kind: "string" },
   { key: "api-key-env", field: "apiKeyEnv", kind: "string" },
+  { key: "api-version", field: "apiVersion", kind: "string" },
   {
     key: "concurrency",
     field: "concurrency",

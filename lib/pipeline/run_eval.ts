@@ -4,6 +4,7 @@
  * tables, figures and the JSONL export into the output directory.
  * @module
  */
+import { isFinalAnswerError } from "../core/answer_errors.ts";
 import type { Summary } from "../core/summary.ts";
 import type { Table } from "../core/report_spec.ts";
 import type { RunLabels } from "../core/summary.ts";
@@ -25,14 +26,30 @@ import { Budget, usageRows } from "../providers/accounting/spend.ts";
 import { shardNote } from "./shard.ts";
 import {
   addCauses,
+  type Completeness,
   partialRunNote,
   runCompleteness,
   scoredRows,
   scoredView,
+  scoreFailureDetails,
   scoreFailures,
 } from "./completeness.ts";
 import { type ConditionResult, writeRunOutputs } from "./write_outputs.ts";
-import { answerOutcomes, outcomesNote, truncationWarning } from "./outcomes.ts";
+import {
+  type AnswerOutcomes,
+  answerOutcomes,
+  roleOutcomeLines,
+  roleOutcomes,
+  roleTruncationWarnings,
+  truncationWarning,
+} from "./outcomes.ts";
+import {
+  hasOutcome,
+  outcomesLine,
+  type RoleOutcome,
+  type SummaryWithOutcomes,
+} from "../report/outcomes_note.ts";
+import type { RunView } from "../core/task.ts";
 
 /** What a finished run returns. */
 export interface EvalResult {
@@ -118,8 +135,9 @@ export function conditionResult(
     context_errors: outcomes.context_errors,
   });
   if (!completeness.complete) summary.notes.unshift(partialRunNote(completeness));
-  const outcomeNote = outcomesNote(outcomes);
-  if (outcomeNote) summary.notes.push(outcomeNote);
+  const outcomesByRole = conditionRoleOutcomes(plan, store, entry, { full, view, completeness, outcomes });
+  // The summary notes how replies ended when any did otherwise; every table states it even when none did.
+  if (outcomesByRole.some(hasOutcome)) summary.notes.push(outcomesLine(outcomesByRole)!);
   const juries = task.scorers.filter(isJudgeScorer).map((s) =>
     juryReport(view, s.name, s.spec, judgeRuns, `${task.name}:${condition.name}`)
   ).filter((j) => j !== undefined);
@@ -140,14 +158,61 @@ export function conditionResult(
     plan.conditions[0].condition.name,
   );
   if (plan.shard) summary.notes.push(shardNote(plan.shard, plan.samples.length, plan.allSamples.length));
+  (summary as SummaryWithOutcomes).outcomes_by_role = outcomesByRole;
+  const modelWarning = truncationWarning(labels.model, condition.name, outcomes);
   return {
     condition,
     summary,
     rows,
     samples: applied.samples,
     failureCauses: completeness.causes,
-    truncationWarning: truncationWarning(labels.model, condition.name, outcomes),
+    warnings: [
+      ...(modelWarning ? [modelWarning] : []),
+      ...roleTruncationWarnings(condition.name, outcomesByRole),
+    ],
+    outcomeLines: roleOutcomeLines(condition.name, outcomesByRole),
   };
+}
+
+/**
+ * Returns how the replies of every role and model of one condition ended: the model under test's answers,
+ * every other role's calls recorded for the condition (embeddings left out), judge errors of the scored
+ * samples, and the samples whose scoring failed for good, by the scorer's role.
+ */
+function conditionRoleOutcomes(
+  plan: EvalPlan,
+  store: RunStore,
+  entry: EvalPlan["conditions"][number],
+  read: { full: RunView; view: RunView; completeness: Completeness; outcomes: AnswerOutcomes },
+): RoleOutcome[] {
+  const { task } = plan;
+  const { full, view, completeness } = read;
+  const condition = entry.condition.name;
+  const roleOfScorer = (name: string) => task.scorers.find((s) => s.name === name)?.roles[0];
+  const judges = task.scorers.filter(isJudgeScorer).map((s) => ({
+    name: s.name,
+    role: s.spec.role ?? "judge",
+  }));
+  const judgeErrors = [...view.scores.values()].flat().filter((s) => !s.valid).flatMap((s) => {
+    const judge = judges.find((j) => j.name === s.scorer);
+    return judge && s.judge !== null ? [{ role: judge.role, judge: s.judge }] : [];
+  });
+  const failedScorings = [...scoreFailureDetails(store, condition)].flatMap(([id, failure]) => {
+    const role = roleOfScorer(failure.scorer);
+    const scoringFailed = completeness.incomplete.get(id) === "failed" && full.outputs.get(id)?.answered;
+    return role !== undefined && scoringFailed ? [{ role, error: failure.error }] : [];
+  });
+  return roleOutcomes({
+    roles: plan.roles.map((r) => ({ name: r.name, providers: r.providers })),
+    answers: read.outcomes,
+    answerErrors: [...full.outputs.values()].filter((o) =>
+      !o.answered && !isFinalAnswerError(o.error)
+    ).length,
+    calls: store.eachCallEnd(condition, plan.conditions[0].condition.name, ["embed"]),
+    judgingRoles: [...new Set(judges.map((j) => j.role))],
+    judgeErrors,
+    failedScorings,
+  });
 }
 
 /** Returns `summary` with `complete` right after `n` (where a reader of `summary.json` looks for it). */
@@ -216,8 +281,11 @@ export async function executeEval(plan: EvalPlan): Promise<EvalResult> {
       results.push(result);
     }
     progress.finish();
-    for (const { truncationWarning } of results) {
-      if (truncationWarning) console.error(`warning: ${truncationWarning}`);
+    for (const { warnings } of results) {
+      for (const warning of warnings ?? []) console.error(`warning: ${warning}`);
+    }
+    for (const { outcomeLines } of results) {
+      for (const line of outcomeLines ?? []) console.error(`outcomes: ${line}`);
     }
     const comparisons = await writeRunOutputs({
       out: config.out,

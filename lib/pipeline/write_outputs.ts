@@ -21,7 +21,8 @@ import { pairedTable } from "../report/ablation_report.ts";
 import { exportFigures, type FigureSpec } from "../report/figures.ts";
 import { groupBarFigure, runFigures, runTables } from "../report/run_report.ts";
 import { type SampleRow, type Summary, summaryName, SummarySchema } from "../core/summary.ts";
-import { writeTable } from "../report/tables.ts";
+import { namedOutcomesLine, outcomesLines, writeTable } from "../report/tables.ts";
+import { summaryOutcomesLine } from "../report/outcomes_note.ts";
 import { type Table } from "../core/report_spec.ts";
 import { exportStore, writeJsonl } from "../store/export.ts";
 import { type CompletenessCounts, partialRunNote } from "./completeness.ts";
@@ -39,8 +40,13 @@ export interface ConditionResult {
   samples: Sample[];
   /** Why its failed samples failed: each distinct error with its count (empty when none failed). */
   failureCauses: Map<string, number>;
-  /** The warning that too many of the model's answers were truncated (raise `--max-tokens`), if so. */
-  truncationWarning?: string;
+  /**
+   * The condition's warnings: the model's answers, or another role's model's replies, truncated more than 5%
+   * (raise `--max-tokens`, `--role-opt ROLE.max-tokens`).
+   */
+  warnings?: string[];
+  /** One line per role and model with some reply that ended other than normally (printed at the end of a run). */
+  outcomeLines?: string[];
 }
 
 /** Returns one JSON row per sample: its fields, input as asked, answer (or error) and scores. */
@@ -121,8 +127,9 @@ export function comparisonOutputs(
   const field = task.groupFields[0];
   const [base, ...others] = results;
   if (others.length) {
-    for (const [name, table] of Object.entries(task.report.tables?.(results.map((r) => r.summary)) ?? {})) {
-      tables[`${name}_conditions`] = table;
+    const summaries = results.map((r) => r.summary);
+    for (const [name, table] of Object.entries(task.report.tables?.(summaries) ?? {})) {
+      tables[`${name}_conditions`] = withNotes(table, outcomesLines(summaries));
     }
     figures.conditions = groupBarFigure(results.map((r) => r.summary), field, metric, task.report.groups);
   }
@@ -136,8 +143,14 @@ export function comparisonOutputs(
       condition: other.condition.name,
       model: base.summary.model,
       display: task.report.groups,
-      // What the condition did (translator, exemplars, role table), from its own summary's notes.
-      notes: other.summary.notes.filter((n) => !base.summary.notes.includes(n)),
+      // What the condition did (translator, exemplars, role table), from its own summary's notes, then how the
+      // replies of both conditions ended.
+      notes: [
+        ...other.summary.notes.filter((n) =>
+          !base.summary.notes.includes(n) && n !== summaryOutcomesLine(other.summary)
+        ),
+        ...outcomesLines([base.summary, other.summary]),
+      ],
     });
     figures[id] = groupBarFigure([base.summary, other.summary], field, metric, task.report.groups);
   }
@@ -146,13 +159,16 @@ export function comparisonOutputs(
     for (const measure of ["chars", "tokens"] as LengthMeasure[]) {
       const bucketOf = lengthBuckets(base.samples, buckets.k, measure, field);
       for (const [i, s] of series.entries()) {
-        tables[`length_${measure}_${safeName(results[i].condition.name)}`] = bucketTable(s, bucketOf, {
+        const table = bucketTable(s, bucketOf, {
           k: buckets.k,
           metric: metric.name,
           percent: metric.percent,
           within: field,
           measure,
         });
+        // The condition's outcomes line, named as side-by-side tables name a condition other than the baseline.
+        const lines = i === 0 ? outcomesLines([base.summary]) : namedOutcomesLine(results[i].summary);
+        tables[`length_${measure}_${safeName(results[i].condition.name)}`] = withNotes(table, lines);
       }
       figures[`length_${measure}`] = bucketFigure(series, bucketOf, {
         k: buckets.k,
@@ -180,11 +196,12 @@ export function partialRunLines(results: readonly Pick<ConditionResult, "summary
 /** Returns `tables` with each of `lines` added to the notes of every table that does not carry it yet. */
 function withLines(tables: Record<string, Table>, lines: readonly string[]): Record<string, Table> {
   if (!lines.length) return tables;
-  return Object.fromEntries(
-    Object.entries(tables).map((
-      [name, table],
-    ) => [name, { ...table, notes: [...table.notes, ...lines.filter((l) => !table.notes.includes(l))] }]),
-  );
+  return Object.fromEntries(Object.entries(tables).map(([name, table]) => [name, withNotes(table, lines)]));
+}
+
+/** Returns `table` with each of `lines` it does not carry yet added to its notes. */
+function withNotes(table: Table, lines: readonly string[]): Table {
+  return { ...table, notes: [...table.notes, ...lines.filter((l) => !table.notes.includes(l))] };
 }
 
 /** Writes every output of a run into `out`; returns the tables comparing its conditions (empty for one). */
@@ -195,11 +212,8 @@ export async function writeRunOutputs(outputs: RunOutputs): Promise<Record<strin
   await writeSummary(out, store, base);
   for (const other of results.slice(1)) {
     await writeSummary(`${out}/conditions/${safeName(other.condition.name)}`, store, other);
-    for (
-      const [name, table] of Object.entries(
-        withLines(runTables(other.summary, task.report), partialRunLines([other])),
-      )
-    ) {
+    const lines = [...partialRunLines([other]), ...outcomesLines([other.summary])];
+    for (const [name, table] of Object.entries(withLines(runTables(other.summary, task.report), lines))) {
       await writeTable(`${out}/conditions/${safeName(other.condition.name)}/tables`, name, table);
     }
   }
@@ -209,8 +223,10 @@ export async function writeRunOutputs(outputs: RunOutputs): Promise<Record<strin
   );
   const comparison = comparisonOutputs(task, results, outputs.buckets);
   comparison.tables = withLines(comparison.tables, partial);
-  // Every table of a partial run says so, whichever summary its own notes come from.
-  const tables = withLines({ ...runTables(base.summary, task.report), ...comparison.tables }, partial);
+  // Every table of a partial run says so, whichever summary its own notes come from; every table of the
+  // baseline says how its replies ended (a benchmark's own table may not carry the summary's notes).
+  const own = withLines(runTables(base.summary, task.report), outcomesLines([base.summary]));
+  const tables = withLines({ ...own, ...comparison.tables }, partial);
   for (const [name, table] of Object.entries(tables)) await writeTable(`${out}/tables`, name, table);
   await exportFigures(
     `${out}/figures`,

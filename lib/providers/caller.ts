@@ -42,8 +42,13 @@ export interface CallerStats {
   failed: number;
 }
 
-/** Returns the content address of a request: model, sampling parameters, messages and repeat number. */
+/**
+ * Returns the content address of a request: model, sampling parameters, messages and repeat number, and the
+ * role's extra body parameters when it has any (they change the answer; a request without them keeps the key
+ * it always had).
+ */
 export function callKey(provider: ChatProvider, request: ChatRequest, repeat: number): string {
+  const extra = provider.shape?.extraBody ?? {};
   return hashValue({
     model: provider.model,
     params: requestParams(request),
@@ -51,6 +56,7 @@ export function callKey(provider: ChatProvider, request: ChatRequest, repeat: nu
     repeat,
     // Offline baselines read the sample rather than the messages, so the sample is part of their identity.
     sample: provider.offline ? request.sample?.id : undefined,
+    ...(Object.keys(extra).length ? { extra } : {}),
   });
 }
 
@@ -80,6 +86,8 @@ export class Caller {
   readonly #limiter: Limiter;
   /** Calls being sent, by key: an identical request made meanwhile waits for the same reply. */
   readonly #inFlight = new Map<string, Promise<CallResult>>();
+  /** The request shape last written to the manifest (as JSON), to write it again only when it changed. */
+  #shapeWritten = "";
 
   /** Binds a provider to a store under a role; `progress` (optional) shows retry waits. */
   constructor(
@@ -98,14 +106,33 @@ export class Caller {
    * retrying retryable failures) and stores the result before returning; `condition` (optional) is recorded
    * with a sent call for cost accounting. Throws {@linkcode ProviderError}.
    */
-  call(request: ChatRequest, repeat = 0, condition?: string): Promise<CallResult> {
+  async call(request: ChatRequest, repeat = 0, condition?: string): Promise<CallResult> {
     const key = callKey(this.provider, request, repeat);
-    return this.#through(
+    const result = await this.#through(
       key,
       { messages: request.messages, params: requestParams(request) },
       () => this.provider.complete(request, { callKey: key, onAdapt: (a) => this.#adapted(a) }),
       condition,
     );
+    if (!result.cached) this.#recordShape();
+    return result;
+  }
+
+  /**
+   * Records in the run's manifest (`request_shapes`, by role and model) how this role's requests were put on
+   * the wire, whenever that changed: profile, token-limit parameter, parameters sent and left out, extras,
+   * API version and adaptations. Offline stand-ins have no shape.
+   */
+  #recordShape(): void {
+    const record = this.provider.shape?.record();
+    if (!record) return;
+    const json = JSON.stringify(record);
+    if (json === this.#shapeWritten) return;
+    this.#shapeWritten = json;
+    const shapes = (this.store.manifest()?.request_shapes ?? {}) as Record<string, Record<string, unknown>>;
+    this.store.setManifest({
+      request_shapes: { ...shapes, [this.role]: { ...shapes[this.role], [this.provider.model]: record } },
+    });
   }
 
   /**

@@ -1,7 +1,8 @@
 /**
  * Builds a provider from command-line settings: `offline:*` names give offline baselines, anything else a pool
  * of OpenAI-compatible endpoints (one per comma-separated base URL, or per key variable) whose keys are read
- * from environment variables (never from a flag).
+ * from environment variables (never from a flag). An Azure OpenAI base URL needs an `api-version`, and extra
+ * body parameters must be taken by the model's profile: both are checked here, before anything is sent.
  * @module
  */
 import { ConfigError } from "../core/errors.ts";
@@ -9,7 +10,8 @@ import type { Sample } from "../core/sample.ts";
 import { EmbeddingEndpointPool, EndpointPool, type PoolEndpointConfig } from "./flow/endpoint_pool.ts";
 import { GENERIC_STAND_INS, type OfflineStandIns, standInsFor } from "./offline/stand_in.ts";
 import { endpointName } from "./transport/openai.ts";
-import { profileOf, type ProfileTable } from "./transport/profiles.ts";
+import { DEFAULT_PROFILE, profileOf, type ProfileTable } from "./transport/profiles.ts";
+import { checkExtraBody } from "./transport/extra_body.ts";
 import type { ChatProvider } from "./types.ts";
 
 /** Offline model names and what they are. */
@@ -57,6 +59,39 @@ export interface ProviderSettings {
   embeddings?: boolean;
   /** Request-shape profiles (`data/profiles.json`, `--profiles` laid over it); the model's is used. */
   profiles?: ProfileTable;
+  /** Azure OpenAI's `api-version`, sent as a query with every request (the key then also as `api-key`). */
+  apiVersion?: string;
+  /** The flag that sets `apiVersion`, named when an Azure base URL lacks one (default `--api-version`). */
+  apiVersionFlag?: string;
+  /** Extra body parameters of every chat request; the model's profile must take each. */
+  extraBody?: Readonly<Record<string, unknown>>;
+  /** The role they are of and the flag that set them without the key (e.g. `judge`, `--role-opt judge`). */
+  extraBodyOf?: { role: string; flag: string };
+}
+
+/** Hosts of Azure OpenAI resources, whose deployments need an `api-version`. */
+const AZURE_HOST = /\.openai\.azure\.com$/i;
+
+/**
+ * Refuses an Azure OpenAI base URL without an `api-version` (its deployments answer 404 without one); the v1
+ * API (`/openai/v1/...`) needs none. `from` names the flag that gave the URL, `flag` the one to add.
+ */
+function checkAzure(
+  urls: readonly string[],
+  apiVersion: string | undefined,
+  from: string,
+  flag: string,
+): void {
+  if (apiVersion) return;
+  const azure = urls.find((url) => {
+    const parsed = new URL(url);
+    return AZURE_HOST.test(parsed.hostname) && !/^\/openai\/v1(\/|$)/.test(parsed.pathname);
+  });
+  if (azure) {
+    throw new ConfigError(
+      `${from}: ${azure} is an Azure OpenAI endpoint: add ${flag} VERSION (e.g. ${flag} 2024-10-21)`,
+    );
+  }
 }
 
 /**
@@ -121,7 +156,15 @@ export function providerAddresses(settings: ProviderSettings): string[] {
 
 /** Returns the provider for `settings`; `corpus` feeds the retrieval baseline. Throws {@linkcode ConfigError}. */
 export function createProvider(settings: ProviderSettings, corpus: readonly Sample[] = []): ChatProvider {
+  const extraBody = settings.extraBody ?? {};
+  const extras = Object.keys(extraBody);
   if (settings.model.startsWith("offline:")) {
+    if (extras.length && settings.extraBodyOf) {
+      throw new ConfigError(
+        `${settings.extraBodyOf.flag}.${extras[0]}: ${settings.model} is an offline stand-in: it sends no ` +
+          "request, so it takes no extra body parameter",
+      );
+    }
     const known = settings.offline ?? OFFLINE_MODELS;
     if (!(settings.model in known)) {
       const who = settings.who ?? "model";
@@ -140,6 +183,20 @@ export function createProvider(settings: ProviderSettings, corpus: readonly Samp
   const who = settings.who ?? `model "${settings.model}"`;
   const urlFlag = settings.baseUrlFlag ?? "--base-url";
   const urls = resolveBaseUrls(settings.baseUrl, who, urlFlag);
+  checkAzure(
+    urls,
+    settings.apiVersion,
+    settings.baseUrl ? urlFlag : "OPENAI_BASE_URL",
+    settings.apiVersionFlag ?? "--api-version",
+  );
+  const profile = settings.profiles ? profileOf(settings.profiles, settings.model) : DEFAULT_PROFILE;
+  if (extras.length) {
+    checkExtraBody(extraBody, profile, {
+      role: settings.extraBodyOf?.role ?? "model",
+      model: settings.model,
+      flag: settings.extraBodyOf?.flag ?? "extraBody",
+    });
+  }
   const Pool = settings.embeddings ? EmbeddingEndpointPool : EndpointPool;
   return new Pool({
     model: settings.model,
@@ -151,6 +208,8 @@ export function createProvider(settings: ProviderSettings, corpus: readonly Samp
     concurrency: settings.concurrency,
     rpm: settings.rpm,
     tpm: settings.tpm,
-    profile: settings.profiles ? profileOf(settings.profiles, settings.model) : undefined,
+    profile,
+    extraBody,
+    apiVersion: settings.apiVersion,
   });
 }

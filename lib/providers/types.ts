@@ -59,6 +59,63 @@ export interface ChatProvider {
    * server that made it); absent or `undefined` for anything else.
    */
   batchClient?(): OpenAI | undefined;
+  /**
+   * The wire shape of its chat requests (token-limit parameter, parameters sent, extra body parameters), for
+   * models served over HTTP; absent for offline stand-ins.
+   */
+  readonly shape?: RequestShaper;
+}
+
+/** What a 400 refusing a request says, as the OpenAI client (or a batch's error line) reports it. */
+export interface RefusalInfo {
+  /** HTTP status. */
+  status?: number;
+  /** `error.code`, e.g. `unsupported_parameter`, `unsupported_value`. */
+  code?: string | null;
+  /** `error.param`, e.g. `max_tokens`. */
+  param?: string | null;
+  /** `error.message`. */
+  message: string;
+}
+
+/** How a role's requests to one model were put on the wire, as the run's manifest records it (`request_shapes`). */
+export interface RequestShapeRecord {
+  /** The profile pattern that matched the model (`*`: none did, the default profile). */
+  profile: string;
+  /** The token-limit parameter (`max_tokens` or `max_completion_tokens`). */
+  token_limit: string;
+  /** Body parameters sent besides `model` and `messages`, e.g. `max_tokens`, `temperature`, `seed`, extras. */
+  sent: string[];
+  /** Parameters the role asked for but that were left out (by the profile, or after the server refused them). */
+  left_out: string[];
+  /** The extra body parameters (`--role-opt NAME.KEY=VALUE`), as sent. */
+  extra_body?: Record<string, unknown>;
+  /** Azure OpenAI's `api-version`, when the endpoint takes one. */
+  api_version?: string;
+  /** What was changed on the way, e.g. `max_tokens: max_completion_tokens` or a temperature capped. */
+  adaptations?: string[];
+}
+
+/**
+ * The wire shape of one model's chat requests (`transport/request_shape.ts`), shared by its live and batch
+ * calls, so both send the same body.
+ */
+export interface RequestShaper {
+  /** Extra body parameters sent with every request (part of each call's key when there are any). */
+  readonly extraBody: Readonly<Record<string, unknown>>;
+  /**
+   * Returns the body of `request` to `model` in the current shape, noted as sent; `onAdapt` is told once of a
+   * value the profile changed (a temperature above its ceiling, capped).
+   */
+  body(
+    model: string,
+    request: ChatRequest,
+    onAdapt?: (adaptation: Adaptation) => void,
+  ): Record<string, unknown>;
+  /** Learns from a 400 refusing `body`: the adaptation made, or `undefined` when the error stands. */
+  adapt(body: Record<string, unknown>, info: RefusalInfo): Adaptation | undefined;
+  /** What the run's manifest records of the shape. */
+  record(): RequestShapeRecord;
 }
 
 /** One change of a model's request shape, learned from a 400. */

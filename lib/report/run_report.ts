@@ -9,7 +9,7 @@ import { ciErrorBars, PALETTE, paperLayout } from "./figures.ts";
 import { type Summary, summaryName } from "../core/summary.ts";
 import { safeName } from "../core/fs.ts";
 import { readDatasetCounts } from "./dataset_counts.ts";
-import { formatEstimate, groupTables, orderedKeys, summaryNotes } from "./tables.ts";
+import { formatEstimate, groupTables, namedOutcomesLine, orderedKeys, summaryNotes } from "./tables.ts";
 import type { GroupDisplay, MetricDisplay, ReportSpec, Table } from "../core/report_spec.ts";
 
 /** Returns the overview table: one row for the run, the primary metric per first-field group, then overall. */
@@ -26,7 +26,10 @@ export function overviewTable(summaries: readonly Summary[], spec: ReportSpec): 
       ...keys.map((k) => formatEstimate(s.groups[field]?.[k]?.[primary.name], primary.percent)),
       formatEstimate(s.metrics[overall.name], primary.percent),
     ]),
-    notes: summaries.length ? summaryNotes(summaries[0]) : [],
+    // Every row's model has its outcomes line (the first's is among its summary notes).
+    notes: summaries.length
+      ? [...summaryNotes(summaries[0]), ...summaries.slice(1).flatMap(namedOutcomesLine)]
+      : [],
   };
 }
 

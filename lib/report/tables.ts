@@ -5,6 +5,7 @@
 import { csvText } from "../core/csv.ts";
 import type { Cell, GroupDisplay, MetricDisplay, Table } from "../core/report_spec.ts";
 import { type Estimate, type Summary, summaryName } from "../core/summary.ts";
+import { summaryOutcomesLine } from "./outcomes_note.ts";
 
 /** Returns an estimate as `61.23 [55.10, 67.00]` (scaled by 100 when `percent`), or `–` without data. */
 export function formatEstimate(estimate: Estimate | undefined, percent: boolean, digits = 2): string {
@@ -91,13 +92,39 @@ export async function writeTable(dir: string, name: string, table: Table): Promi
   return files.map(([path]) => path);
 }
 
-/** Returns the footnotes every table of `summary` carries: model, judge, CI method, and the summary's notes. */
+/**
+ * Returns the footnotes every table of `summary` carries: model, judge, CI method, the summary's notes, and
+ * its outcomes line (truncated, refused, empty and failed replies of every role, and how they count) even when
+ * every count is zero.
+ */
 export function summaryNotes(summary: Summary): string[] {
   return [
     `model: ${summary.model}; judge: ${summary.judge ?? "none"}; condition: ${summary.condition}`,
     `values with 95% CI (${summary.ci_method})`,
-    ...summary.notes,
+    ...notesWithOutcomes(summary),
   ];
+}
+
+/** Returns the notes of `summary` with its outcomes line last, unless the notes carry it already. */
+export function notesWithOutcomes(summary: Summary): string[] {
+  const line = summaryOutcomesLine(summary);
+  return line === undefined || summary.notes.includes(line) ? summary.notes : [...summary.notes, line];
+}
+
+/**
+ * Returns the outcomes lines of `summaries` as a table setting them side by side prints them: the first's as
+ * it is, each other's prefixed with its name (none for summaries of earlier versions).
+ */
+export function outcomesLines(summaries: readonly Summary[]): string[] {
+  const [first, ...others] = summaries;
+  const line = first && summaryOutcomesLine(first);
+  return [...(line === undefined ? [] : [line]), ...others.flatMap(namedOutcomesLine)];
+}
+
+/** Returns the outcomes line of `summary` prefixed with its name (empty for a summary of an earlier version). */
+export function namedOutcomesLine(summary: Summary): string[] {
+  const line = summaryOutcomesLine(summary);
+  return line === undefined ? [] : [`${summaryName(summary)}: ${line}`];
 }
 
 /** Returns `keys` of `field` in the display order (listed keys first, the others as given). */
@@ -114,7 +141,8 @@ export function groupLabel(display: GroupDisplay | undefined, field: string, key
 
 /**
  * Returns the footnotes of a table setting several summaries side by side: the first's, then each other's own
- * notes (those the first does not have, such as what an ablation did), prefixed with its name.
+ * notes (those the first does not have, such as what an ablation did) and its outcomes line, prefixed with its
+ * name.
  */
 export function comparisonNotes(summaries: readonly Summary[]): string[] {
   const [first, ...others] = summaries;
@@ -122,7 +150,13 @@ export function comparisonNotes(summaries: readonly Summary[]): string[] {
   const base = summaryNotes(first);
   return [
     ...base,
-    ...others.flatMap((s) => s.notes.filter((n) => !base.includes(n)).map((n) => `${summaryName(s)}: ${n}`)),
+    ...others.flatMap((s) => {
+      const line = summaryOutcomesLine(s);
+      const own = s.notes.filter((n) => !base.includes(n) && n !== line).map((n) =>
+        `${summaryName(s)}: ${n}`
+      );
+      return [...own, ...namedOutcomesLine(s)];
+    }),
   ];
 }
 

@@ -234,7 +234,7 @@ async function rephrasings(
     const reply = await ctx.generate(REPHRASER, {
       messages: rephraseMessages(question, set, count),
       repeat: attempt,
-      maxTokens: 4096,
+      maxTokens: ctx.defaults(REPHRASER).maxTokens ?? 4096,
     });
     const parsed = parseRephrasings(reply.text, question, count);
     if ("variants" in parsed) return { variants: parsed.variants, reply };

@@ -54,13 +54,15 @@ export interface PivotOptions {
 
 /** Returns `base` asked through a pivot language by the `translator` role. */
 export function pivotSolver(base: Solver, options: PivotOptions): Solver {
-  const maxTokens = options.maxTokens ?? 2048;
+  const solverMaxTokens = options.maxTokens ?? 2048;
   return {
     name: `pivot:${options.via}(${base.name})`,
     templates: { ...base.templates, translate: TRANSLATE_TEMPLATE },
     roles: [...new Set(["translator", ...(base.roles ?? [])])],
     auxiliary: base.auxiliary,
     async solve(state, ctx) {
+      // A limit the user set for the translator (`--role-opt translator.max-tokens=N`) wins over the solver's.
+      const maxTokens = ctx.defaults("translator").maxTokens ?? solverMaxTokens;
       const question = await ctx.generate("translator", {
         messages: translationMessages(state.sample.input, options.from, options.via),
         maxTokens,

@@ -68,6 +68,14 @@ export interface OutputOutcome {
   call?: Pick<StoredCall, "text" | "finishReason" | "refusal">;
 }
 
+/** How one finished call ended, as {@linkcode RunStore.eachCallEnd} reads it (without its request). */
+export interface CallEnd extends Pick<StoredCall, "text" | "finishReason" | "refusal"> {
+  /** The role that made it. */
+  role: string;
+  /** Model name. */
+  model: string;
+}
+
 /** Opens (creating if needed) the SQLite run store of a run directory. */
 export class RunStore {
   /** Path of the database file. */
@@ -311,6 +319,32 @@ export class RunStore {
         ? undefined
         : { text: r.call_text, finishReason: r.finish_reason, refusal: r.refusal ?? null },
     }));
+  }
+
+  /**
+   * Yields how each finished call of `condition` ended (role, model, finish reason, refusal, reply text), one at
+   * a time, without reading requests: the calls recorded for it (calls recorded without a condition, in stores
+   * of earlier versions, count towards `baseline`) and the calls behind its scores (a judging reused from
+   * another condition counts in both), each once; the calls of `exceptRoles` (e.g. embeddings) are left out.
+   */
+  *eachCallEnd(condition: string, baseline: string, exceptRoles: readonly string[] = []): Generator<CallEnd> {
+    this.flush();
+    const rows = this.#prepare(
+      "SELECT role, model, text, finish_reason, refusal FROM calls " +
+        "WHERE (COALESCE(condition, ?) = ? OR key IN (SELECT call_key FROM scores WHERE condition = ?)) " +
+        "AND role NOT IN (SELECT value FROM json_each(?))",
+    ).iterate(baseline, condition, condition, JSON.stringify(exceptRoles)) as Iterable<
+      Record<string, string | null>
+    >;
+    for (const r of rows) {
+      yield {
+        role: String(r.role),
+        model: String(r.model),
+        text: String(r.text),
+        finishReason: r.finish_reason,
+        refusal: r.refusal ?? null,
+      };
+    }
   }
 
   /** Yields every stored output (all conditions, by sample) one at a time. */

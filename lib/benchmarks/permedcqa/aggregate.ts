@@ -8,6 +8,7 @@
  * and CI overall and per ICD-11 category, question type, sex, age band, source and ICD-11 × type cell.
  * @module
  */
+import { isFinalAnswerError } from "../../core/answer_errors.ts";
 import type { NamedValue, StoredScore } from "../../core/records.ts";
 import type { RunView } from "../../core/task.ts";
 import {
@@ -130,7 +131,12 @@ export const METRICS: readonly string[] = [
 export function perMedCqaRows(view: RunView, labels: RunLabels): SampleRow[] {
   return view.samples.map((sample) => {
     const { verdict } = judgeAnswer(view.scores.get(sample.id) ?? [], labels.judgeRuns);
-    const values: Record<string, number | null> = { acceptable: verdict ? verdict.acceptable : null };
+    // A question longer than the model's context got no answer: not acceptable, and it stays in n.
+    const output = view.outputs.get(sample.id);
+    const cut = output !== undefined && !output.answered && isFinalAnswerError(output.error);
+    const values: Record<string, number | null> = {
+      acceptable: verdict ? verdict.acceptable : cut ? 0 : null,
+    };
     for (const field of RUBRIC_FIELDS) {
       for (const level of field.levels) {
         values[levelMetric(field.name, level)] = verdict

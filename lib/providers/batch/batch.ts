@@ -21,7 +21,6 @@ import {
   batchFileText,
   type BatchInputLine,
   batchInputLine,
-  chatBody,
   fitsInFile,
   type LineResult,
   OPENAI_BATCH_LIMITS,
@@ -29,12 +28,15 @@ import {
 } from "./batch_jsonl.ts";
 import { classifyError } from "../transport/openai.ts";
 import { redact } from "../transport/redact.ts";
+import { RequestShape } from "../transport/request_shape.ts";
 import {
+  type Adaptation,
   type CallOptions,
   type ChatProvider,
   type ChatRequest,
   type ChatResponse,
   ProviderError,
+  type RequestShaper,
 } from "../types.ts";
 
 /**
@@ -99,13 +101,23 @@ export class BatchProvider implements ChatProvider {
   readonly #recovering = new Map<string, Promise<void>>();
   #pollTimer?: ReturnType<typeof setTimeout>;
   #polling = false;
-  /** Set once the server has refused JSON mode, so later lines stop asking for it. */
-  #jsonModeRefused = false;
+  /** Lines this process queued and not yet delivered: their bodies (to learn from a 400) and whom to tell. */
+  readonly #sent = new Map<string, { body: Record<string, unknown>; onAdapt?: (a: Adaptation) => void }>();
+  /**
+   * The wrapped model's request shape: lines carry the body its live calls would send, and a line refused for
+   * a parameter the shape can change or leave out changes it (the next attempt is sent in the new shape).
+   */
+  readonly shape: RequestShaper;
 
-  /** Batches the calls of `wrapped` (its model and label are kept) through `api`. */
-  constructor(wrapped: Pick<ChatProvider, "model" | "label">, api: BatchApi, options: BatchOptions = {}) {
+  /** Batches the calls of `wrapped` (its model, label and request shape are kept) through `api`. */
+  constructor(
+    wrapped: Pick<ChatProvider, "model" | "label" | "shape">,
+    api: BatchApi,
+    options: BatchOptions = {},
+  ) {
     this.model = wrapped.model;
     this.label = wrapped.label;
+    this.shape = wrapped.shape ?? new RequestShape();
     this.#api = api;
     this.#pollMs = options.pollMs ?? 30_000;
     this.#idleMs = options.idleMs ?? 250;
@@ -136,17 +148,23 @@ export class BatchProvider implements ChatProvider {
     }
     this.#active++;
     try {
-      return await this.#answer(key, request);
+      return await this.#answer(key, request, options.onAdapt);
     } finally {
       if (--this.#active === 0) this.#release();
     }
   }
 
-  async #answer(key: string, request: ChatRequest): Promise<ChatResponse> {
+  async #answer(
+    key: string,
+    request: ChatRequest,
+    onAdapt: ((adaptation: Adaptation) => void) | undefined,
+  ): Promise<ChatResponse> {
     for (;;) {
       const line = this.#openLedger().latestLine(key);
       if (line?.state === "done") return JSON.parse(line.response!) as ChatResponse;
-      if (line?.state !== "pending") return await this.#enqueue(key, (line?.attempt ?? 0) + 1, request);
+      if (line?.state !== "pending") {
+        return await this.#enqueue(key, (line?.attempt ?? 0) + 1, request, onAdapt);
+      }
       const submission = line.submissionId;
       if (this.#watched.has(submission) || this.#submitting.has(submission)) {
         return await this.#waitFor(line.customId);
@@ -180,9 +198,14 @@ export class BatchProvider implements ChatProvider {
     return waiter.promise;
   }
 
-  #enqueue(callKey: string, attempt: number, request: ChatRequest): Promise<ChatResponse> {
-    const jsonMode = request.jsonMode === true && !this.#jsonModeRefused;
-    const line = batchInputLine(`${callKey}-a${attempt}`, chatBody(this.model, request, jsonMode));
+  #enqueue(
+    callKey: string,
+    attempt: number,
+    request: ChatRequest,
+    onAdapt: ((adaptation: Adaptation) => void) | undefined,
+  ): Promise<ChatResponse> {
+    const body = this.shape.body(this.model, request, onAdapt);
+    const line = batchInputLine(`${callKey}-a${attempt}`, body);
     if (!fitsInFile(0, 0, line, this.#limits)) {
       const error =
         `request of ${line.bytes} bytes exceeds the batch file limit (${this.#limits.maxBytes} bytes)`;
@@ -190,6 +213,7 @@ export class BatchProvider implements ChatProvider {
     }
     if (!fitsInFile(this.#queue.length, this.#queueBytes, line, this.#limits)) this.#flush();
     this.#queue.push({ ...line, callKey, attempt });
+    this.#sent.set(line.customId, { body, onAdapt });
     this.#queueBytes += line.bytes;
     const answer = this.#waitFor(line.customId);
     clearTimeout(this.#idleTimer);
@@ -323,7 +347,7 @@ export class BatchProvider implements ChatProvider {
     const outcomes = new Map<string, LineOutcome>();
     for (const customId of this.#ledger!.pendingIds(submissionId)) {
       const result = results.get(customId);
-      outcomes.set(customId, result ? this.#outcome(result, batch.id) : missingOutcome(batch));
+      outcomes.set(customId, result ? this.#outcome(customId, result, batch.id) : missingOutcome(batch));
     }
     this.#ledger!.finishSubmission(submissionId, batch.status as SubmissionStatus, outcomes);
     this.#watched.delete(submissionId);
@@ -336,21 +360,24 @@ export class BatchProvider implements ChatProvider {
     this.#deliver(outcomes);
   }
 
-  #outcome(result: LineResult, batchId: string): LineOutcome {
+  #outcome(customId: string, result: LineResult, batchId: string): LineOutcome {
     if (result.ok) {
       return {
         state: "done",
         response: JSON.stringify({ ...result.response, endpoint: `batch:${batchId}` }),
       };
     }
-    const refusesJson = result.status === 400 && /response_format|json/i.test(result.message);
-    // The server does not offer JSON mode: remember that, and let the next attempt ask without it.
-    if (refusesJson) this.#jsonModeRefused = true;
+    // A line refused for a parameter the shape can change or leave out: the next attempt is sent without it.
+    const sent = this.#sent.get(customId);
+    const adaptation = sent && result.status !== null
+      ? this.shape.adapt(sent.body, { status: result.status, message: result.message })
+      : undefined;
+    if (adaptation) sent!.onAdapt?.({ ...adaptation, reason: redact(adaptation.reason) });
     return {
       state: "failed",
       error: redact(result.message),
       status: result.status,
-      retryable: result.retryable || refusesJson,
+      retryable: result.retryable || adaptation !== undefined,
     };
   }
 
@@ -370,6 +397,7 @@ export class BatchProvider implements ChatProvider {
   /** Resolves or rejects the callers waiting for these lines (after the ledger holds their outcomes). */
   #deliver(outcomes: ReadonlyMap<string, LineOutcome>): void {
     for (const [customId, outcome] of outcomes) {
+      this.#sent.delete(customId);
       const waiter = this.#waiters.get(customId);
       if (!waiter) continue;
       this.#waiters.delete(customId);
@@ -386,6 +414,7 @@ export class BatchProvider implements ChatProvider {
   }
 
   #reject(customId: string, error: ProviderError): void {
+    this.#sent.delete(customId);
     this.#waiters.get(customId)?.reject(error);
     this.#waiters.delete(customId);
   }

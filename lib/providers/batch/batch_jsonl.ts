@@ -7,6 +7,7 @@
 import { z } from "zod";
 import type { ChatRequest, ChatResponse } from "../types.ts";
 import { readChoice } from "../transport/reply_message.ts";
+import { RequestShape } from "../transport/request_shape.ts";
 
 /** The limits of one batch input file. */
 export interface BatchFileLimits {
@@ -34,16 +35,12 @@ export interface BatchInputLine {
 
 const encoder = new TextEncoder();
 
-/** Returns the body of a chat completion for `model`, as `/v1/chat/completions` takes it. */
+/**
+ * Returns the body of a chat completion for `model` in the shape of a model no profile matches (`max_tokens`,
+ * temperature, seed, JSON mode when `jsonMode`). Batch mode builds its lines with the model's own shape.
+ */
 export function chatBody(model: string, request: ChatRequest, jsonMode: boolean): Record<string, unknown> {
-  return {
-    model,
-    messages: request.messages,
-    ...(request.temperature !== undefined ? { temperature: request.temperature } : {}),
-    ...(request.maxTokens !== undefined ? { max_tokens: request.maxTokens } : {}),
-    ...(request.seed !== undefined ? { seed: request.seed } : {}),
-    ...(jsonMode ? { response_format: { type: "json_object" } } : {}),
-  };
+  return new RequestShape().body(model, { ...request, jsonMode });
 }
 
 /** Returns the input-file line asking `body` of the chat endpoint under `customId`. */

@@ -56,6 +56,10 @@ export interface EndpointPoolConfig extends Omit<EndpointLimits, "concurrency"> 
   concurrency?: number;
   /** The model's request profile (default: the shape of a model no profile matches); one shape for every endpoint. */
   profile?: ModelProfile;
+  /** Extra body parameters of every chat request (the role's `--role-opt NAME.KEY=VALUE`), checked before. */
+  extraBody?: Readonly<Record<string, unknown>>;
+  /** Azure OpenAI's `api-version`, sent by every endpoint as a query (with the key in an `api-key` header). */
+  apiVersion?: string;
   /**
    * Monotonic milliseconds (default `performance.now`). Tests pass a clock they move themselves; the pool's
    * timers still wait real milliseconds, so such a clock must be moved on for a wait to end.
@@ -92,6 +96,8 @@ export class EndpointPool implements ChatProvider {
   readonly concurrency: number;
   /** The endpoints, in the order given. */
   protected readonly endpoints: readonly Endpoint[];
+  /** The model's request shape, shared by every endpoint (and by batch mode). */
+  readonly shape: RequestShape;
   readonly #tokenCap: number | undefined;
   readonly #queue: Waiter[] = [];
   #timer: ReturnType<typeof setTimeout> | undefined;
@@ -111,7 +117,11 @@ export class EndpointPool implements ChatProvider {
     const clock = config.clock ?? (() => performance.now());
     this.#clock = clock;
     const names = endpointNames(config.endpoints.map((e) => e.baseURL));
-    const shape = new RequestShape(config.profile);
+    const shape = new RequestShape(config.profile, {
+      extraBody: config.extraBody,
+      apiVersion: config.apiVersion,
+    });
+    this.shape = shape;
     this.model = config.model;
     this.endpoints = config.endpoints.map((endpoint, i) =>
       new Endpoint(
@@ -123,6 +133,7 @@ export class EndpointPool implements ChatProvider {
           timeoutMs: config.timeoutMs,
           concurrency,
           shape,
+          apiVersion: config.apiVersion,
         }),
         { ...config, concurrency },
         clock,

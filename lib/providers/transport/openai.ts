@@ -94,8 +94,9 @@ export class OpenAIProvider implements ChatProvider {
 
   /**
    * Sends one chat completion request in the model's request shape; a documented 400 for an unsupported
-   * parameter or value changes the shape once (told to `options.onAdapt`) and the request is sent again in the
-   * new shape. Other failures become classified {@linkcode ProviderError}s.
+   * parameter or value changes the shape once (told to `options.onAdapt`, as is a temperature the profile
+   * capped) and the request is sent again in the new shape. Other failures become classified
+   * {@linkcode ProviderError}s.
    */
   async complete(request: ChatRequest, options: EndpointCallOptions = {}): Promise<ChatResponse> {
     let sent: Record<string, unknown> = {};
@@ -106,7 +107,7 @@ export class OpenAIProvider implements ChatProvider {
           signal: options.signal,
           headers: options.callKey ? { "x-medeval-call": options.callKey } : undefined,
         }).withResponse();
-      });
+      }, options.onAdapt);
       options.onHeaders?.(response.headers);
       const choice = completion.choices?.[0];
       const read = readChoice(choice as ChoiceLike | undefined);

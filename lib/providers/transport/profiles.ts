@@ -1,6 +1,7 @@
 /**
- * Per-model request shapes: which token-limit parameter a model takes, which sampling parameters it accepts,
- * where it puts its reasoning, and whether it honours JSON mode and seeds. The table the project ships
+ * Per-model request shapes: which token-limit parameter a model takes, which sampling parameters it accepts
+ * (and the highest temperature it honours), where it puts its reasoning, whether it honours JSON mode and
+ * seeds, and which extra body parameters (`--role-opt NAME.KEY=VALUE`) it takes. The table the project ships
  * (`data/profiles.json`) with, optionally, a file of the user's laid over it (`--profiles FILE`, same layout;
  * its profiles are matched first). A model no profile matches gets {@linkcode DEFAULT_PROFILE}.
  * @module
@@ -22,6 +23,8 @@ const ProfileSchema = z.object({
   reasoning_field: z.enum(["reasoning_content", "reasoning"]).nullable().optional(),
   json_mode: z.boolean(),
   seed: z.boolean(),
+  temperature_max: z.number().positive().optional(),
+  extra_body: z.array(z.string().min(1)).optional(),
 }).strict();
 
 const ProfileFileSchema = z.object({
@@ -35,7 +38,10 @@ export type ModelProfile = z.infer<typeof ProfileSchema>;
 /** A profile table: profiles in matching order (the first that matches a model name wins). */
 export type ProfileTable = readonly ModelProfile[];
 
-/** The shape of a model no profile matches: `max_tokens`, temperature, JSON mode and seed all sent. */
+/**
+ * The shape of a model no profile matches (local servers such as vLLM, SGLang, Ollama): `max_tokens`,
+ * temperature, JSON mode and seed all sent, and any extra body parameter.
+ */
 export const DEFAULT_PROFILE: ModelProfile = {
   match: "*",
   token_limit: "max_tokens",
@@ -43,6 +49,7 @@ export const DEFAULT_PROFILE: ModelProfile = {
   reasoning_field: null,
   json_mode: true,
   seed: true,
+  extra_body: ["*"],
 };
 
 /** Where the shipped profile table lives. */
@@ -68,4 +75,9 @@ export function matchesModel(pattern: string, model: string): boolean {
 /** Returns the first profile of `table` whose pattern matches `model`, else {@linkcode DEFAULT_PROFILE}. */
 export function profileOf(table: ProfileTable, model: string): ModelProfile {
   return table.find((profile) => matchesModel(profile.match, model)) ?? DEFAULT_PROFILE;
+}
+
+/** Returns `true` when `profile` takes the extra body parameter `name` (its `extra_body` lists it, or `*`). */
+export function takesExtra(profile: ModelProfile, name: string): boolean {
+  return (profile.extra_body ?? []).some((entry) => entry === "*" || entry === name);
 }
