@@ -16,6 +16,7 @@ import { NOTEBOOKS_SPEC } from "./notebooks.ts";
 import { COLLECT_SPEC, IMPORT_RATINGS_SPEC } from "./runs.ts";
 import { TAG_SPEC } from "./tag.ts";
 import { DOCTOR_SPEC } from "./doctor.ts";
+import { META_SPEC } from "./meta.ts";
 
 /** Where the page is written, relative to the project root. */
 export const CLI_DOCS_PATH = "docs/cli.md";
@@ -72,6 +73,7 @@ async function sections(): Promise<Section[]> {
     specSection(COLLECT_SPEC),
     specSection(TAG_SPEC),
     specSection(DOCTOR_SPEC),
+    specSection(META_SPEC),
     { title: "deno task irt", usage: irtUsage() },
   );
   for (const sub of irtSubcommands()) out.push({ title: `deno task irt ${sub}`, usage: irtUsage(sub) });

@@ -24,6 +24,7 @@ import { reproduce, reproduceEnv } from "./reproduce.ts";
 import { collectCommand, importRatingsCommand } from "./runs.ts";
 import { irtCommand } from "./irt.ts";
 import { doctorCommand } from "./doctor.ts";
+import { metaCommand } from "./meta.ts";
 import { mergeCommand } from "./merge.ts";
 import { printSummaries } from "./print_summaries.ts";
 import { checkFlags, type CommandSpec, commandUsage, parseCommand } from "./args.ts";
@@ -64,6 +65,7 @@ const COMMANDS: [string, string][] = [
   ["tag", "tag questions with ICD-11 chapter and question type by a model"],
   ["irt", "item response theory: fit, cat, subset, mps"],
   ["doctor", "probe an endpoint before a long run: what it accepts, latency, which profile fits"],
+  ["meta", "judge meta-evaluation: judges vs human ratings (ceiling, stability, calibration)"],
 ];
 
 const USAGE = `usage: deno task <command> [options]      (deno task <command> --help explains each flag)
@@ -268,6 +270,8 @@ async function main(args: string[]): Promise<number> {
       return await irtCommand(rest);
     case "doctor":
       return await doctorCommand(rest);
+    case "meta":
+      return await metaCommand(rest);
     case "download": {
       const { positionals, help } = parseCommand(DOWNLOAD_SPEC, rest);
       if (help) return printUsage(DOWNLOAD_SPEC);
