@@ -9,7 +9,7 @@ const LAYERS: string[][] = [
   ["metrics", "store", "providers", "report"],
   ["judges", "solvers", "ablations", "analysis"],
   ["robustness"],
-  ["benchmarks", "task_file", "papers", "irt"],
+  ["benchmarks", "task_file", "papers", "irt", "meta"],
   ["pipeline"],
   ["cli"],
 ];
