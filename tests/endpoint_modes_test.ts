@@ -243,3 +243,40 @@ for (const benchmark of ["llmeval-med", "climedbench"] as const) {
     });
   }
 }
+
+Deno.test("a context-limit error is not asked again by --resume: the run was complete", async () => {
+  const server = await startFakeServer({
+    contextLimit: { tokens: 60, style: "openai", models: (m) => m === "fake-model" },
+  });
+  const out = await Deno.makeTempDir({ prefix: "medeval-modes-resume-" });
+  try {
+    const args = [
+      "eval",
+      "climedbench",
+      "--model",
+      "fake-model",
+      "--base-url",
+      server.url,
+      "--embed-model",
+      "fake-embed",
+      "--data",
+      `${ROOT}data/climedbench/sample.jsonl`,
+      "--out",
+      out,
+      "--no-render",
+      "--quiet",
+    ];
+    assertEquals((await runCli(args)).code, 0);
+    const refused = server.requests.filter((r) => r.status === 400).length;
+    assert(refused > 0);
+    const before = server.requests.length;
+    const resumed = await runCli([...args, "--resume"]);
+    assertEquals(resumed.code, 0, resumed.stderr);
+    assertEquals(server.requests.slice(before).filter((r) => r.path.endsWith("/chat/completions")).length, 0);
+    const summary = JSON.parse(await Deno.readTextFile(`${out}/summary.json`));
+    assertEquals(summary.counts.context_errors, refused);
+  } finally {
+    await server.close();
+    await Deno.remove(out, { recursive: true });
+  }
+});
