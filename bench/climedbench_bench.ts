@@ -7,8 +7,11 @@
 import { extractChoice } from "../lib/metrics/choice/extract.ts";
 import { rouge1 } from "../lib/metrics/rouge.ts";
 import { extractOrder, orderTau } from "../lib/metrics/sequence.ts";
-import { perturbText } from "../lib/ablations/perturb.ts";
+import { loadCharacterTables, perturbText } from "../lib/ablations/perturb.ts";
 import { parseAblation } from "../lib/ablations/condition.ts";
+
+// Perturbations read the pinyin and traditional-form tables, loaded on demand.
+await loadCharacterTables();
 
 const N = 33_735;
 const refs = Array.from({ length: N }, (_, i) => `慢性病；养老；医养结合；延续护理；病例${i % 97}`);

@@ -7,6 +7,10 @@ import { robustnessSamples } from "../lib/robustness/sets.ts";
 import { loadMedGptEval } from "../lib/benchmarks/medgpteval/load.ts";
 import { clusteredRate } from "../lib/stats/clustered.ts";
 import { mulberry32 } from "../lib/stats/rng.ts";
+import { loadCharacterTables } from "../lib/ablations/perturb.ts";
+
+// Perturbations read the pinyin and traditional-form tables, loaded on demand.
+await loadCharacterTables();
 
 const firstRounds = (await loadMedGptEval(new URL("../data/medgpteval", import.meta.url).pathname))
   .filter((s) => s.fields.kind === "dialogue" && s.fields.round === 1);

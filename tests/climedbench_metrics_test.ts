@@ -1,5 +1,5 @@
 import { assert, assertAlmostEquals, assertEquals, assertThrows } from "@std/assert";
-import { perturbSample, perturbText } from "../lib/ablations/perturb.ts";
+import { loadCharacterTables, perturbSample, perturbText } from "../lib/ablations/perturb.ts";
 import { parseAblation } from "../lib/ablations/condition.ts";
 import { loadClimedBench } from "../lib/benchmarks/climedbench/load.ts";
 import { climedScorer } from "../lib/benchmarks/climedbench/scorer.ts";
@@ -12,6 +12,9 @@ import { kendallTauB } from "../lib/stats/rank.ts";
 import { CharTfidf, cosine } from "../lib/metrics/similarity.ts";
 import { mcnemarExact, pairedDifference } from "../lib/stats/compare.ts";
 import { NO_CONTEXT } from "./no_context.ts";
+
+// Perturbations read the pinyin and traditional-form tables, loaded on demand.
+await loadCharacterTables();
 
 const SAMPLE = new URL("../data/climedbench/sample.jsonl", import.meta.url).pathname;
 

@@ -17,6 +17,10 @@ import type { RoleRequest, SolveContext, Task } from "../lib/core/task.ts";
 import { taskOptions } from "../lib/pipeline/eval_options.ts";
 import { robustnessSources } from "../lib/robustness/sets.ts";
 import { chatSolver } from "../lib/solvers/chat.ts";
+import { loadCharacterTables } from "../lib/ablations/perturb.ts";
+
+// Perturbations read the pinyin and traditional-form tables, loaded on demand.
+await loadCharacterTables();
 
 /** Each entry: a good spec with the name it stores, bad specs, and what its needs name. */
 const CASES: Record<string, { good: [string, string][]; bad: string[]; needs: string[] }> = {

@@ -6,6 +6,10 @@ import {
   inputErrorVariant,
   inputErrorVariants,
 } from "../lib/ablations/input_errors.ts";
+import { loadCharacterTables } from "../lib/ablations/perturb.ts";
+
+// Perturbations read the pinyin and traditional-form tables, loaded on demand.
+await loadCharacterTables();
 
 const DIABETES =
   "医生您好，我今年52岁，确诊2型糖尿病三年了，现在每天吃二甲双胍0.5g，空腹血糖还是7.8左右，是不是要加药？";

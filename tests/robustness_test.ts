@@ -19,6 +19,10 @@ import { offlineConsistencyReply } from "../lib/robustness/offline_consistency.t
 import { offlineRephrasings } from "../lib/robustness/offline_rephraser.ts";
 import { wilsonInterval } from "../lib/stats/agreement.ts";
 import { clusteredRate, intraclassCorrelation } from "../lib/stats/clustered.ts";
+import { loadCharacterTables } from "../lib/ablations/perturb.ts";
+
+// Perturbations read the pinyin and traditional-form tables, loaded on demand.
+await loadCharacterTables();
 
 const QUESTION =
   "我今年52岁，上个月体检查出空腹血糖7.8，开了二甲双胍。可吃上以后总是拉肚子，这个药还得接着吃吗？";

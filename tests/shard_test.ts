@@ -16,6 +16,10 @@ import { scriptedReply } from "./fake_judge.ts";
 import { defaultFakeReply, type FakeChatBody, type FakeServer, startFakeServer } from "./fake_server.ts";
 import { ROOT, runCli } from "./run_cli.ts";
 import { walkFiles } from "./walk.ts";
+import { loadCharacterTables } from "../lib/ablations/perturb.ts";
+
+// Perturbations read the pinyin and traditional-form tables, loaded on demand.
+await loadCharacterTables();
 
 const LLMEVAL = `${ROOT}data/llmeval_med/sample.json`;
 const CLIMED = `${ROOT}data/climedbench/sample.jsonl`;

@@ -10,8 +10,6 @@
  * than the rate asks for, all eligible ones are changed and the achieved rate is reported.
  * @module
  */
-import * as OpenCC from "opencc-js";
-import { pinyin } from "pinyin-pro";
 import { ConfigError } from "../core/errors.ts";
 import type { Sample } from "../core/sample.ts";
 import { mulberry32, seedFrom } from "../stats/rng.ts";
@@ -57,6 +55,31 @@ export function parsePerturbSpec(text: string, seed = "0"): PerturbSpec {
   return { kind: kind as PerturbKind, rate, seed };
 }
 
+/** The character tables, loaded by {@linkcode loadCharacterTables} (they weigh ~40 ms and 20 MB at startup). */
+let tables:
+  | { pinyin: (ch: string) => string; toTraditional: (text: string) => string }
+  | undefined;
+
+/**
+ * Loads the pinyin and simplified→traditional tables the homophone, traditional and mixed perturbations (and
+ * the spelling errors of robustness sets) read; call it before perturbing. Runs without such perturbations never
+ * load them.
+ */
+export async function loadCharacterTables(): Promise<void> {
+  if (tables) return;
+  const [{ pinyin }, OpenCC] = await Promise.all([import("pinyin-pro"), import("opencc-js")]);
+  tables = {
+    pinyin: (ch) => pinyin(ch, { toneType: "num" }),
+    toTraditional: OpenCC.Converter({ from: "cn", to: "tw" }),
+  };
+}
+
+/** Returns the loaded character tables; throws when {@linkcode loadCharacterTables} has not run. */
+function characterTables(): NonNullable<typeof tables> {
+  if (!tables) throw new Error("internal: perturbing Han characters before loadCharacterTables()");
+  return tables;
+}
+
 let homophones: Map<string, string[]> | undefined;
 
 /** Returns the level-1 GB2312 characters (the 3,755 most common simplified characters). */
@@ -76,7 +99,7 @@ function homophoneIndex(): Map<string, string[]> {
   if (!homophones) {
     homophones = new Map();
     for (const ch of commonCharacters()) {
-      const key = pinyin(ch, { toneType: "num" });
+      const key = characterTables().pinyin(ch);
       const list = homophones.get(key);
       if (list) list.push(ch);
       else homophones.set(key, [ch]);
@@ -91,21 +114,19 @@ const homophoneCache = new Map<string, string[]>();
 function homophonesOf(ch: string): string[] {
   let found = homophoneCache.get(ch);
   if (!found) {
-    found = (homophoneIndex().get(pinyin(ch, { toneType: "num" })) ?? []).filter((c) => c !== ch);
+    found = (homophoneIndex().get(characterTables().pinyin(ch)) ?? []).filter((c) => c !== ch);
     homophoneCache.set(ch, found);
   }
   return found;
 }
 
-let toTraditional: ((text: string) => string) | undefined;
 const traditionalCache = new Map<string, string>();
 
 /** Returns the traditional form of a simplified character (itself when it has no distinct form). */
 function traditionalOf(ch: string): string {
   let found = traditionalCache.get(ch);
   if (found === undefined) {
-    toTraditional ??= OpenCC.Converter({ from: "cn", to: "tw" });
-    found = toTraditional(ch);
+    found = characterTables().toTraditional(ch);
     traditionalCache.set(ch, found);
   }
   return found;

@@ -4,7 +4,6 @@
  * (`record 3`, `line 3`, `row 3`) for one-line errors.
  * @module
  */
-import { parquetReadObjects } from "hyparquet";
 import { parseCsv } from "./csv.ts";
 import { InputError } from "./errors.ts";
 import { jsonlRecords } from "./jsonl.ts";
@@ -52,6 +51,8 @@ async function readValues(path: string, format: DataFormat): Promise<{ value: un
     const bytes = await readBytes(path);
     let rows: Record<string, unknown>[];
     try {
+      // Loaded on first use: only Parquet input needs the reader.
+      const { parquetReadObjects } = await import("hyparquet");
       rows = await parquetReadObjects({ file: bytes.buffer as ArrayBuffer });
     } catch (err) {
       throw new InputError(

@@ -7,6 +7,7 @@
  * yet answered and fully scored counts for no rate), so a notebook shows what `deno task eval` wrote.
  * @module
  */
+import { loadCharacterTables } from "../ablations/perturb.ts";
 import { readTextStrict } from "../core/text_file.ts";
 import { applyCondition, baselineCondition, type Condition, parseAblation } from "../ablations/condition.ts";
 import { type BucketSpec, parseBucketSpec } from "../analysis/buckets.ts";
@@ -175,6 +176,7 @@ export async function openRun(dir: string, benchmark: string): Promise<OpenedRun
     const manifest = store.manifest() ?? {};
     const buckets = (manifest.config as { buckets?: unknown } | undefined)?.buckets;
     const members = recordedMembers(manifest);
+    if (summaries.some((s) => s.condition.startsWith("perturb:"))) await loadCharacterTables();
     const conditions = summaries.map((summary) => {
       const condition = conditionOf(summary.condition, manifest);
       const view = readRunView(store, condition.name);

@@ -4,6 +4,7 @@
  * fixed here.
  * @module
  */
+import { loadCharacterTables } from "../ablations/perturb.ts";
 import {
   type AppliedCondition,
   applyCondition,
@@ -308,6 +309,8 @@ export async function planEval(config: EvalConfig, data?: EvalData): Promise<Eva
   const loaded = data ?? await loadEvalData(task, config.data, loadOptions(config));
   const perturbSeed = String(config.perturbSeed ?? 0);
   const robustness = planRobustness(config, task, perturbSeed);
+  // The character tables load only when a robustness set or a perturbation will read them.
+  if (robustness) await loadCharacterTables();
   const kept = limitSamples(loaded.samples, config.limit);
   const allSamples = robustness
     ? [...kept, ...robustnessSamples(robustnessSources(task.robustness!, kept), robustness)]
@@ -322,6 +325,7 @@ export async function planEval(config: EvalConfig, data?: EvalData): Promise<Eva
   if (new Set(conditions.map((c) => c.name)).size !== conditions.length) {
     throw new ConfigError(`--ablation: conditions repeat: ${conditions.map((c) => c.name).join(", ")}`);
   }
+  if (conditions.some((c) => c.perturb && c.perturb.kind !== "nota")) await loadCharacterTables();
   const whole = conditions.map((c) => ({ condition: c, applied: applyCondition(c, allSamples) }));
   for (const { condition, applied: a } of whole) {
     if (condition.kind === "perturb" && a.notApplicable === allSamples.length) {

@@ -3,7 +3,7 @@
  * rendered to SVG, PNG and PDF in headless Chromium (puppeteer-core + plotly.js-dist's `Plotly.toImage`).
  * @module
  */
-import puppeteer, { type Browser, type Page } from "puppeteer-core";
+import type { Browser, Page } from "puppeteer-core";
 import type { Estimate } from "../core/summary.ts";
 import { findChromium } from "./chromium.ts";
 import { pathExists, projectPath } from "../core/fs.ts";
@@ -122,6 +122,8 @@ export class FigureRenderer {
 
   /** Starts headless Chromium (flags for a closed network: no background traffic). */
   static async launch(): Promise<FigureRenderer> {
+    // Loaded on first use: a run that renders no figure never loads puppeteer.
+    const { default: puppeteer } = await import("puppeteer-core");
     const browser = await puppeteer.launch({
       executablePath: findChromium(),
       headless: true,

@@ -1,0 +1,48 @@
+/**
+ * Fixed costs (issue 28): what `eval` loads before its first request. The heavy packages — the pinyin and
+ * simplified→traditional tables, puppeteer, the Parquet reader — are imported dynamically, where a condition, a
+ * figure or an input file needs them, so the static module graph of the command line holds none of them. The
+ * graph is read from `deno info --json`, following only static, runtime imports.
+ * @module
+ */
+import { assert, assertEquals } from "@std/assert";
+import { ROOT } from "./run_cli.ts";
+
+/** Packages that must load only on demand. */
+const LAZY = ["opencc-js", "pinyin-pro", "puppeteer-core", "hyparquet"];
+
+interface InfoDependency {
+  code?: { specifier: string };
+  isDynamic?: boolean;
+}
+
+/** Returns the specifiers reachable from `root` by static runtime imports (type-only and dynamic ones left out). */
+async function staticGraph(root: string): Promise<Set<string>> {
+  const out = await new Deno.Command(Deno.execPath(), { args: ["info", "--json", root], cwd: ROOT }).output();
+  assert(out.success, new TextDecoder().decode(out.stderr));
+  const info = JSON.parse(new TextDecoder().decode(out.stdout)) as {
+    roots: string[];
+    modules: { specifier: string; dependencies?: InfoDependency[] }[];
+    redirects: Record<string, string>;
+  };
+  const bySpecifier = new Map(info.modules.map((m) => [m.specifier, m]));
+  const resolve = (s: string) => info.redirects[s] ?? s;
+  const seen = new Set<string>();
+  const stack = info.roots.map(resolve);
+  while (stack.length) {
+    const specifier = stack.pop()!;
+    if (seen.has(specifier)) continue;
+    seen.add(specifier);
+    for (const dep of bySpecifier.get(specifier)?.dependencies ?? []) {
+      if (dep.code && !dep.isDynamic) stack.push(resolve(dep.code.specifier));
+    }
+  }
+  return seen;
+}
+
+Deno.test("the command line's static module graph holds no package that loads on demand", async () => {
+  const graph = await staticGraph("lib/cli/main.ts");
+  assert([...graph].some((s) => s.includes("npm:/openai@")), "the graph must be read (openai is static)");
+  const eager = [...graph].filter((s) => LAZY.some((name) => s.startsWith(`npm:/${name}@`)));
+  assertEquals(eager, []);
+});
