@@ -7,7 +7,7 @@ const LAYERS: string[][] = [
   ["core", "vendor"],
   ["text", "stats"],
   ["metrics", "store", "providers", "report"],
-  ["judges", "solvers", "ablations", "analysis"],
+  ["judges", "solvers", "ablations", "analysis", "view"],
   ["robustness"],
   ["benchmarks", "task_file", "papers", "irt", "meta"],
   ["pipeline"],

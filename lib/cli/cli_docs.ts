@@ -17,6 +17,7 @@ import { COLLECT_SPEC, IMPORT_RATINGS_SPEC } from "./runs.ts";
 import { TAG_SPEC } from "./tag.ts";
 import { DOCTOR_SPEC } from "./doctor.ts";
 import { META_SPEC } from "./meta.ts";
+import { VIEW_SPEC } from "./view.ts";
 
 /** Where the page is written, relative to the project root. */
 export const CLI_DOCS_PATH = "docs/cli.md";
@@ -74,6 +75,7 @@ async function sections(): Promise<Section[]> {
     specSection(TAG_SPEC),
     specSection(DOCTOR_SPEC),
     specSection(META_SPEC),
+    specSection(VIEW_SPEC),
     { title: "deno task irt", usage: irtUsage() },
   );
   for (const sub of irtSubcommands()) out.push({ title: `deno task irt ${sub}`, usage: irtUsage(sub) });

@@ -25,6 +25,7 @@ import { collectCommand, importRatingsCommand } from "./runs.ts";
 import { irtCommand } from "./irt.ts";
 import { doctorCommand } from "./doctor.ts";
 import { metaCommand } from "./meta.ts";
+import { viewCommand } from "./view.ts";
 import { mergeCommand } from "./merge.ts";
 import { printSummaries } from "./print_summaries.ts";
 import { checkFlags, type CommandSpec, commandUsage, parseCommand } from "./args.ts";
@@ -66,6 +67,7 @@ const COMMANDS: [string, string][] = [
   ["irt", "item response theory: fit, cat, subset, mps"],
   ["doctor", "probe an endpoint before a long run: what it accepts, latency, which profile fits"],
   ["meta", "judge meta-evaluation: judges vs human ratings (ceiling, stability, calibration)"],
+  ["view", "write a static viewer of runs: tables, samples, transcripts, judge rationales, comparisons"],
 ];
 
 const USAGE = `usage: deno task <command> [options]      (deno task <command> --help explains each flag)
@@ -272,6 +274,8 @@ async function main(args: string[]): Promise<number> {
       return await doctorCommand(rest);
     case "meta":
       return await metaCommand(rest);
+    case "view":
+      return await viewCommand(rest);
     case "download": {
       const { positionals, help } = parseCommand(DOWNLOAD_SPEC, rest);
       if (help) return printUsage(DOWNLOAD_SPEC);

@@ -8,6 +8,7 @@
  * `figures/runs/<benchmark>/*`, `reports/index.html`; run stores under `runs/reproduce/`.
  * @module
  */
+import { writeRunsViewer } from "./view.ts";
 import { ConfigError } from "../core/errors.ts";
 import { pathExists, projectPath, safeName } from "../core/fs.ts";
 import type { Task } from "../core/task.ts";
@@ -384,6 +385,8 @@ export async function reproduce(options: ReproduceOptions): Promise<string[]> {
   }
   const runs: BenchmarkRun[] = [];
   for (const plan of plans) runs.push(await runBenchmark(plan, opts));
+  // One static viewer of every run reproduce made (deno task view), linked from reports/index.html.
+  await writeRunsViewer(plans.flatMap((p) => p.runs.map((r) => r.plan.config.out)), `${root}/reports/view`);
   const summaries = runs.flatMap((r) => r.summaries);
   const facts: DataFacts = Object.fromEntries(runs.map((r) => [r.section.benchmark, r.facts]));
 
@@ -413,6 +416,7 @@ export async function reproduce(options: ReproduceOptions): Promise<string[]> {
       papers: outputs,
       claims,
       runs: runs.map((r) => r.section),
+      viewer: "view/index.html",
       producedBy: `Produced by \`deno task reproduce\` (medeval ${version.commit}${
         version.dirty ? ", uncommitted changes" : ""
       }).`,

@@ -32,6 +32,8 @@ export interface IndexContent {
   runs: RunSection[];
   /** Provenance line: command and code version. */
   producedBy: string;
+  /** The runs' viewer (deno task view), relative to reports/, when written. */
+  viewer?: string;
 }
 
 function links(files: readonly string[]): string {
@@ -79,6 +81,7 @@ export function indexPage(content: IndexContent, formats: readonly string[]): st
     "<nav>",
     ...content.papers.map((p) => `<a href="#${p.paper.file.paper}">${escapeHtml(p.paper.file.short)}</a>`),
     '<a href="#claims">Claims</a><a href="#runs">Benchmark runs</a>',
+    ...(content.viewer ? [`<a href="${escapeHtml(content.viewer)}">Viewer</a>`] : []),
     "</nav>",
   ];
   for (const outputs of content.papers) {
@@ -111,6 +114,13 @@ export function indexPage(content: IndexContent, formats: readonly string[]): st
     );
   }
   parts.push('<h2 id="runs">Benchmark runs</h2>');
+  if (content.viewer) {
+    parts.push(
+      `<p>Every run's samples, transcripts, judge rationales and comparisons: <a href="${
+        escapeHtml(content.viewer)
+      }">the viewer</a> (opens from the file system).</p>`,
+    );
+  }
   for (const run of content.runs) {
     parts.push(
       `<h3>${escapeHtml(run.title)}</h3>`,
