@@ -403,7 +403,7 @@ Deno.test("doctor: an unreachable endpoint ends with exit 1 and one clear line",
   assertEquals(result.stderr.trim().split("\n").length, 1, result.stderr);
   assertStringIncludes(result.errors[0], "error: model fake-model @ 127.0.0.1:");
   assertStringIncludes(result.errors[0], "connection failed");
-  assertStringIncludes(result.errors[0], "is the server running at --base-url?");
+  assertStringIncludes(result.errors[0], "is a server listening at --base-url");
 });
 
 Deno.test("doctor: a judge gets its own section, its key from its own variable", async () => {

@@ -429,7 +429,7 @@ Deno.test("CLI: no human ratings, a bad run directory or a bad flag is one line 
     assertEquals(
       none.stderr,
       `error: meta: ${dir} has no human ratings (no human:* scores); import them with: deno task ` +
-        `import-ratings ${dir} FILE.csv (or eval --human-eval FILE.csv)\n`,
+        `import-ratings ${dir} FILE.csv --scorer human:NAME (or eval --human-eval FILE.csv)\n`,
     );
     await Deno.stat(`${dir}/meta`).then(() => assert(false, "nothing is written"), () => {});
     for (

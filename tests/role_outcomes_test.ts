@@ -296,3 +296,17 @@ Deno.test("every table states the rule and the counts even when every reply ende
   const paired = await Deno.readTextFile(`${out}/tables/ablation_cot.md`);
   assertStringIncludes(paired, `- offline:retrieval · cot [offline]: ${zero}`);
 });
+
+Deno.test("a judge whose replies hold no verdict: the run warns, naming the judge and doctor", async () => {
+  const { code, stderr, rows } = await runLlmEvalMed({
+    reply: (b) => b.model === JUDGE ? "I would rather not grade this." : scriptedReply(b),
+  });
+  assertEquals(code, 0, stderr);
+  const row = rows.find((r) => r.role === "judge")!;
+  assert(row.judge_errors! > 0 && row.judge_errors! / row.calls > 0.05);
+  assertStringIncludes(
+    stderr,
+    `warning: judge ${JUDGE} (default): ${row.judge_errors} judgings without a valid verdict`,
+  );
+  assertStringIncludes(stderr, "deno task doctor");
+});

@@ -467,6 +467,9 @@ Deno.test("view: bad arguments end with one line and exit code 2", async () => {
   assertEquals(noStore.code, 2);
   assertStringIncludes(noStore.stderr, "empty: no run store (run.sqlite)");
   assertEquals([...Deno.readDirSync(`${work}/empty`)], [], "nothing is written when a run is missing");
+  const missing = await viewCli(work, ["nowhere"]);
+  assertEquals(missing.code, 2);
+  assertStringIncludes(missing.stderr, "nowhere: no such directory");
   const several = await viewCli(work, ["a", "b"]);
   assertEquals(several.code, 2);
   assertStringIncludes(several.stderr, "--out is required");

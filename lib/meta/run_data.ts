@@ -54,7 +54,7 @@ export interface RunData {
 
 /** Returns the command that imports human ratings into `dir`, for messages. */
 export function importHint(dir: string): string {
-  return `import them with: deno task import-ratings ${dir} FILE.csv (or eval --human-eval FILE.csv)`;
+  return `import them with: deno task import-ratings ${dir} FILE.csv --scorer human:NAME (or eval --human-eval FILE.csv)`;
 }
 
 /** Opens the run store of `dir` read-only; a directory without one is a one-line ConfigError. */

@@ -659,8 +659,9 @@ const OPTION_TABLE = [
     value: "CSV",
     scope: "benchmark",
     section: "human ratings",
-    help: "human ratings sample_id,safety,B,C,D,E, imported into the run store as human:mtg " +
-      "(MTG piecewise rule with Safety veto); deno task import-ratings does the same for any run",
+    help:
+      "human ratings in the benchmark's own CSV layout (its page in docs/benchmarks/), imported into the " +
+      "run store as human:NAME; deno task import-ratings does the same for any run",
   },
 ] as const satisfies readonly EvalOption[];
 

@@ -154,6 +154,23 @@ export function roleTruncationWarnings(condition: string, rows: readonly RoleOut
   );
 }
 
+/** Share of a judge model's calls ending as judge errors above which a run warns. */
+export const JUDGE_ERROR_WARNING_SHARE = 0.05;
+
+/**
+ * The warnings of a condition whose judge models left more than 5% of their calls without a valid verdict: each
+ * such judging counts by the benchmark's rule (LLMEval-Med: not usable), so a judge the run cannot read turns
+ * into low scores rather than a failed run.
+ */
+export function roleJudgeErrorWarnings(condition: string, rows: readonly RoleOutcome[]): string[] {
+  return rows.slice(1).filter((r) => r.calls && (r.judge_errors ?? 0) / r.calls > JUDGE_ERROR_WARNING_SHARE)
+    .map((r) =>
+      `${r.role} ${r.model} (${condition}): ${r.judge_errors} judgings without a valid verdict (${r.calls} ` +
+      `calls, re-asks included); they count by the benchmark's rule, so check the judge's replies in ` +
+      "samples.jsonl and the judge endpoint with deno task doctor"
+    );
+}
+
 /**
  * The end-of-run line of each role and model of a condition with some outcome other than a normal reply
  * (`rows` as {@linkcode roleOutcomes} returns them).

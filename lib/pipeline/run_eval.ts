@@ -38,6 +38,7 @@ import { type ConditionResult, writeRunOutputs } from "./write_outputs.ts";
 import {
   type AnswerOutcomes,
   answerOutcomes,
+  roleJudgeErrorWarnings,
   roleOutcomeLines,
   roleOutcomes,
   roleTruncationWarnings,
@@ -169,6 +170,7 @@ export function conditionResult(
     warnings: [
       ...(modelWarning ? [modelWarning] : []),
       ...roleTruncationWarnings(condition.name, outcomesByRole),
+      ...roleJudgeErrorWarnings(condition.name, outcomesByRole),
     ],
     outcomeLines: roleOutcomeLines(condition.name, outcomesByRole),
   };

@@ -78,6 +78,8 @@ export class Progress {
 
   /** Shows what the run has spent so far: tokens, and cost (`null` when a model has no price). */
   spent(tokens: number, cost: number | null, currency: string): void {
+    // Nothing sent yet (or offline stand-ins only): no "0 tokens, 0.00 USD" that reads like a measured zero.
+    if (tokens === 0) return;
     const money = cost === null ? "" : `, ${cost < 100 ? cost.toFixed(2) : cost.toFixed(0)} ${currency}`;
     this.#spent = `, ${formatCount(tokens)} tokens${money}`;
   }

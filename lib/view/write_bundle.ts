@@ -192,6 +192,7 @@ async function writeRun(
 export async function writeViewBundle(options: ViewOptions): Promise<ViewResult> {
   if (options.runs.length === 0) throw new ConfigError("view: name at least one run directory");
   for (const run of options.runs) {
+    if (!(await pathExists(run.dir))) throw new InputError({ file: run.dir }, "no such directory");
     if (!(await pathExists(`${run.dir}/run.sqlite`))) {
       throw new InputError({ file: run.dir }, "no run store (run.sqlite) in this directory");
     }

@@ -287,7 +287,8 @@ function chatFailure(attempt: Extract<ProbeAttempt, { ok: false }>, target: Prob
       } (e.g. 2024-10-21)`
       : "; check --base-url (it usually ends in /v1) and --model";
   } else if (error.status === undefined && /connection failed/.test(error.message)) {
-    hint = `${attempt.cause ? ` (${attempt.cause})` : ""}; is the server running at --base-url?`;
+    hint = attempt.cause && !error.message.includes(attempt.cause) ? ` (${attempt.cause})` : "";
+    hint += "; is a server listening at --base-url, and does its host name resolve?";
   }
   return redact(`${error.message}${hint}`);
 }
