@@ -1,7 +1,8 @@
 /**
  * Input-length buckets (the paper's Figure 6): each sample is placed in one of k equal-count buckets by the
  * length of its input, within its group (e.g. within each scenario, shortest = 1), measured in characters or in
- * tokens (js-tiktoken, cl100k_base). Metrics per bucket come with n and a 95% CI.
+ * tokens (js-tiktoken, cl100k_base). Metrics per bucket come with n and a 95% CI, chosen as the run's summary
+ * chose it for the metric (Wilson for a rate, a cluster bootstrap over the task's clusters, ...).
  * @module
  */
 import { Tiktoken } from "js-tiktoken/lite";
@@ -13,8 +14,8 @@ import { ciErrorBars, PALETTE, paperLayout } from "../report/figures.ts";
 import type { SampleRow } from "../core/summary.ts";
 import { formatEstimate } from "../report/tables.ts";
 import { type Table } from "../core/report_spec.ts";
-import { bootstrapMean } from "../stats/bootstrap.ts";
-import { type Estimate } from "../core/summary.ts";
+import { estimateMetric, type MetricDesign } from "../report/summary.ts";
+import type { ChosenInterval } from "../stats/interval_choice.ts";
 
 /** How length is measured. */
 export type LengthMeasure = "chars" | "tokens";
@@ -73,51 +74,71 @@ export interface BucketSeries {
   rows: readonly SampleRow[];
 }
 
-function estimate(rows: readonly SampleRow[], metric: string, seed: string): Estimate {
-  const values = rows.map((r) => r.values[metric]).filter((v): v is number => v !== null && v !== undefined);
-  return bootstrapMean(values, { seed });
-}
+/** A plain mean's interval, for callers that do not say what the metric is. */
+const PLAIN_MEAN: MetricDesign = { kind: "mean" };
 
-/** Returns the metric in buckets 1..k of `rows`, each a bootstrap estimate seeded by `seed(bucket)`. */
+/**
+ * Returns the metric in buckets 1..k of `rows`, each estimate's interval as `design` says (seeded by
+ * `seed(bucket)`).
+ */
 function perBucket(
   rows: readonly SampleRow[],
   buckets: ReadonlyMap<string, number>,
-  k: number,
-  metric: string,
+  options: { k: number; metric: string; design?: MetricDesign },
   seed: (b: number) => string,
-): Estimate[] {
+): ChosenInterval[] {
   const byBucket = Map.groupBy(rows, (r) => buckets.get(r.id) ?? 0);
-  return Array.from({ length: k }, (_, i) => estimate(byBucket.get(i + 1) ?? [], metric, seed(i + 1)));
+  return Array.from(
+    { length: options.k },
+    (_, i) =>
+      estimateMetric(byBucket.get(i + 1) ?? [], options.metric, options.design ?? PLAIN_MEAN, seed(i + 1)),
+  );
 }
 
-/** Returns the metric per bucket of each group of `within` and pooled over all samples, for one series. */
+/**
+ * Returns the metric per bucket of each group of `within` and pooled over all samples, for one series;
+ * `design` is how the run's summary chose the metric's interval (default: a plain mean).
+ */
 export function bucketTable(
   series: BucketSeries,
   buckets: ReadonlyMap<string, number>,
-  options: { k: number; metric: string; percent: boolean; within?: string; measure: LengthMeasure },
+  options: {
+    k: number;
+    metric: string;
+    percent: boolean;
+    within?: string;
+    measure: LengthMeasure;
+    design?: MetricDesign;
+  },
 ): Table {
-  const { k, metric, within } = options;
+  const { within } = options;
   const groups = within ? Map.groupBy(series.rows, (r) => String(r.fields[within] ?? "")) : new Map();
+  const methods = new Set<string>();
   const row = (label: string, rows: readonly SampleRow[], key: string) => [
     label,
-    ...perBucket(rows, buckets, k, metric, (b) => `${series.label}:${key}:${b}`)
-      .map((est) => est.n ? `${formatEstimate(est, options.percent, 1)} n=${est.n}` : "–"),
+    ...perBucket(rows, buckets, options, (b) => `${series.label}:${key}:${b}`).map((est) => {
+      if (!est.n) return "–";
+      methods.add(est.method);
+      return `${formatEstimate(est, options.percent, 1)} n=${est.n}`;
+    }),
   ];
+  const { k } = options;
   const range = Array.from({ length: k }, (_, i) => i + 1);
+  const rows = [
+    ...[...groups].map(([g, rows]) => row(g, rows, g)),
+    row("all (pooled)", series.rows, "all"),
+  ];
   return {
-    title: `${series.label}: ${metric} by input-length bucket (${options.measure}, ${k} buckets${
+    title: `${series.label}: ${options.metric} by input-length bucket (${options.measure}, ${k} buckets${
       within ? ` within each ${within}` : ""
     }; 1 = shortest)`,
     columns: [within ?? "group", ...range.map((b) => `${b}`)],
-    rows: [
-      ...[...groups].map(([g, rows]) => row(g, rows, g)),
-      row("all (pooled)", series.rows, "all"),
-    ],
+    rows,
     notes: [
       `buckets are equal-count cuts of the samples sorted by input length in ${options.measure}${
         options.measure === "tokens" ? " (js-tiktoken cl100k_base)" : ""
       }${within ? `, made separately within each ${within}` : ""}`,
-      "values with percentile-bootstrap 95% CI and n",
+      `values with 95% CI (${[...methods].join(", ") || "none"}) and n`,
     ],
   };
 }
@@ -126,13 +147,20 @@ export function bucketTable(
 export function bucketFigure(
   series: readonly BucketSeries[],
   buckets: ReadonlyMap<string, number>,
-  options: { k: number; metric: string; percent: boolean; measure: LengthMeasure; title: string },
+  options: {
+    k: number;
+    metric: string;
+    percent: boolean;
+    measure: LengthMeasure;
+    title: string;
+    design?: MetricDesign;
+  },
 ): FigureSpec {
   const scale = options.percent ? 100 : 1;
   const range = Array.from({ length: options.k }, (_, i) => i + 1);
   const data = series.map((s, i) => {
     // The same seeds as the table's pooled row, so figure and table show the same intervals.
-    const est = perBucket(s.rows, buckets, options.k, options.metric, (b) => `${s.label}:all:${b}`);
+    const est = perBucket(s.rows, buckets, options, (b) => `${s.label}:all:${b}`);
     return {
       type: "scatter",
       mode: "lines+markers",

@@ -39,6 +39,11 @@ export interface MetricDisplay {
   label: string;
   /** `true` for rates in [0, 1], shown as percentages. */
   percent: boolean;
+  /**
+   * `true` when every value is 0 or 1 by definition (a share of successes, not a mean that happens to be in
+   * [0, 1]): its interval is Wilson's (Clopper–Pearson below 30 values).
+   */
+  proportion?: boolean;
 }
 
 /** How the groups of a field are ordered and named in tables and figures. */

@@ -39,6 +39,43 @@ export const EstimateSchema = z.object({
   n: z.number().int().min(0),
 });
 
+/** The kinds of metric an interval is chosen for (`lib/stats/interval_choice.ts`). */
+export const METRIC_KINDS = ["proportion", "mean", "judged mean"] as const;
+
+/**
+ * zod schema of how one metric's intervals were computed (`summary.intervals`), written once per metric: the
+ * kind it was declared or found to be, the method of its overall interval (as `chooseInterval` names it), the
+ * items (and clusters) that interval rests on, and any other method a group needed.
+ */
+export const IntervalInfoSchema = z.object({
+  /** `proportion` (0/1 by declaration), `judged mean` (rows carry judge repeats), else `mean`. */
+  kind: z.enum(METRIC_KINDS),
+  /** Method of the overall interval, e.g. `Wilson`, `cluster bootstrap (conversations)`. */
+  method: z.string(),
+  /** Items with a value (the overall estimate's n). */
+  n: z.number().int().min(0),
+  /** Clusters among those items, when the metric's intervals resample clusters. */
+  clusters: z.number().int().min(0).optional(),
+  /** Most judge repeats of one item, when the rows carry repeats (more than one run). */
+  repeats: z.number().int().min(0).optional(),
+  /** Methods some groups used instead of `method` (Clopper–Pearson for a group of fewer than 30, ...). */
+  group_methods: z.array(z.string()).optional(),
+});
+
+/** How one metric's intervals were computed, as `summary.intervals` holds it. */
+export type IntervalInfo = z.infer<typeof IntervalInfoSchema>;
+
+/** zod schema of what a summary's clusters are (`summary.clustered_by`). */
+export const ClusterNamesSchema = z.object({
+  /** What a cluster is, plural, e.g. `conversations`. */
+  name: z.string().min(1),
+  /** What the clustered items are, plural, e.g. `rounds`. */
+  unit: z.string().min(1),
+});
+
+/** What a task's clusters and their members are called (plural nouns, for footnotes). */
+export type ClusterNames = z.infer<typeof ClusterNamesSchema>;
+
 /** zod schema of one row of a summary's token and cost accounting. */
 export const UsageRowSchema = z.object({
   role: z.string(),
@@ -92,6 +129,13 @@ export const SummarySchema = z.object({
   groups: z.record(z.string(), z.record(z.string(), z.record(z.string(), EstimateSchema))),
   counts: z.record(z.string(), z.number()),
   ci_method: z.string(),
+  /**
+   * How each metric's intervals were computed (kind, method, items, clusters, judge repeats). Absent in
+   * summaries of earlier versions, whose every interval is `ci_method`'s percentile bootstrap.
+   */
+  intervals: z.record(z.string(), IntervalInfoSchema).optional(),
+  /** What the task's clusters are, when some metric's intervals resample them. */
+  clustered_by: ClusterNamesSchema.optional(),
   notes: z.array(z.string()),
   juries: z.array(z.lazy(() => JurySchema)).optional(),
   agreement: z.array(z.lazy(() => RaterAgreementSchema)).optional(),
@@ -104,7 +148,10 @@ export const SummarySchema = z.object({
 /** The content of `summary.json`. */
 export type Summary = z.infer<typeof SummarySchema>;
 
-/** One sample's contribution to the metrics: its group values and its value per metric (`null` = excluded). */
+/**
+ * One sample's contribution to the metrics: its group values, its value per metric (`null` = excluded), and
+ * what the interval choice needs beyond the values: the sample's cluster and its judge repeats.
+ */
 export interface SampleRow {
   /** Sample id. */
   id: string;
@@ -112,6 +159,16 @@ export interface SampleRow {
   fields: Record<string, GroupValue>;
   /** Per-metric value: 0/1 for rates, a number for means, `null` when the sample does not count for it. */
   values: Record<string, number | null>;
+  /**
+   * The cluster the sample belongs to under the task's clusters (`Task.clusters`: e.g. its conversation);
+   * absent: a cluster of its own.
+   */
+  cluster?: string;
+  /**
+   * A judge-scored metric's value per judge run, for metrics judged more than once: their mean is the
+   * metric's value (absent for a metric, or the whole field, when the judge ran once).
+   */
+  repeats?: Record<string, number[]>;
 }
 
 /** Returns the label fields every summary starts with (benchmark, model, judge, condition, offline, judge runs). */
@@ -134,8 +191,11 @@ export function summaryName(summary: Pick<Summary, "model" | "condition" | "offl
   return `${summary.model}${condition}${summary.offline ? " [offline]" : ""}`;
 }
 
-/** How CIs are computed, written into every summary. */
-export const CI_METHOD = "percentile bootstrap over samples, 2000 resamples, seeded";
+/** How CIs are computed, written into every summary (each metric's own method is in `summary.intervals`). */
+export const CI_METHOD =
+  "chosen per metric (intervals): Wilson for rates (Clopper–Pearson below 30), a cluster bootstrap over the " +
+  "task's clusters, a two-level bootstrap (items, judge repeats) for judge scores run several times, else the " +
+  "expanded percentile bootstrap; 2000 resamples, seeded";
 
 /** zod schema of a jury's report in a summary: each judge's own estimates and how far the judges agree. */
 export const JurySchema = z.object({
@@ -143,6 +203,8 @@ export const JurySchema = z.object({
   judges: z.array(z.string()),
   aggregate: z.enum(["mean", "majority", "majority-low"]),
   by_judge: z.record(z.string(), z.record(z.string(), EstimateSchema)),
+  /** Method of the judges' mean intervals (absent in summaries of earlier versions: percentile bootstrap). */
+  interval: z.string().optional(),
   agreement: z.object({
     level: z.enum(["nominal", "ordinal", "interval"]),
     alpha: EstimateSchema,

@@ -9,7 +9,7 @@ import type { ChatMessage, GenerationParams } from "./chat.ts";
 import type { OutputStatus, StoredScore } from "./records.ts";
 import type { ReportSpec } from "./report_spec.ts";
 import type { Sample } from "./sample.ts";
-import type { RunLabels, SampleRow, Summary } from "./summary.ts";
+import type { ClusterNames, RunLabels, SampleRow, Summary } from "./summary.ts";
 
 /** A request of a role: the messages plus any parameters that override the role's configured defaults. */
 export interface RoleRequest extends GenerationParams {
@@ -258,6 +258,16 @@ export interface RunView {
   scores: Map<string, StoredScore[]>;
 }
 
+/**
+ * Which samples of a task are not independent of each other: the rounds of one conversation, the questions of
+ * one case. Each sample's cluster goes into its row (`SampleRow.cluster`), and the summary's intervals then
+ * resample clusters, not samples, for every metric where some cluster holds two or more values.
+ */
+export interface ClusterSpec extends ClusterNames {
+  /** Returns the sample's cluster id; `null`: the sample is a cluster of its own. */
+  of(sample: Sample): string | null;
+}
+
 /** A benchmark, registered by name. */
 export interface Task {
   /** Registry name, e.g. `llmeval-med`. */
@@ -317,6 +327,8 @@ export interface Task {
   readonly roles?: readonly RoleSpec[];
   /** Inputs beside the test set, loaded, validated and hashed into the manifest like the main data. */
   readonly auxiliary?: readonly AuxiliaryInput[];
+  /** Its clusters, when some samples belong together (rounds of one conversation); absent: none. */
+  readonly clusters?: ClusterSpec;
   /** Human-rating scorers it reads, by scorer name (`human:NAME`). */
   readonly ratings?: Readonly<Record<string, RatingSpec>>;
   /** How the summary is shown in tables and figures. */

@@ -140,7 +140,7 @@ export function conditionResult(
   // The summary notes how replies ended when any did otherwise; every table states it even when none did.
   if (outcomesByRole.some(hasOutcome)) summary.notes.push(outcomesLine(outcomesByRole)!);
   const juries = task.scorers.filter(isJudgeScorer).map((s) =>
-    juryReport(view, s.name, s.spec, judgeRuns, `${task.name}:${condition.name}`)
+    juryReport(view, s.name, s.spec, judgeRuns, `${task.name}:${condition.name}`, task.clusters)
   ).filter((j) => j !== undefined);
   if (juries.length) summary.juries = juries;
   const note = conditionNote(condition, {

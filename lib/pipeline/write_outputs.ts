@@ -21,7 +21,8 @@ import { pairedTable } from "../report/ablation_report.ts";
 import { exportFigures, type FigureSpec } from "../report/figures.ts";
 import { groupBarFigure, runFigures, runTables } from "../report/run_report.ts";
 import { type SampleRow, type Summary, summaryName, SummarySchema } from "../core/summary.ts";
-import { namedOutcomesLine, outcomesLines, writeTable } from "../report/tables.ts";
+import { intervalLines, namedOutcomesLine, outcomesLines, writeTable } from "../report/tables.ts";
+import { designOf } from "../report/summary.ts";
 import { summaryOutcomesLine } from "../report/outcomes_note.ts";
 import { type Table } from "../core/report_spec.ts";
 import { exportStore, writeJsonl } from "../store/export.ts";
@@ -129,7 +130,10 @@ export function comparisonOutputs(
   if (others.length) {
     const summaries = results.map((r) => r.summary);
     for (const [name, table] of Object.entries(task.report.tables?.(summaries) ?? {})) {
-      tables[`${name}_conditions`] = withNotes(table, outcomesLines(summaries));
+      tables[`${name}_conditions`] = withNotes(table, [
+        ...intervalLines(summaries),
+        ...outcomesLines(summaries),
+      ]);
     }
     figures.conditions = groupBarFigure(results.map((r) => r.summary), field, metric, task.report.groups);
   }
@@ -159,12 +163,14 @@ export function comparisonOutputs(
     for (const measure of ["chars", "tokens"] as LengthMeasure[]) {
       const bucketOf = lengthBuckets(base.samples, buckets.k, measure, field);
       for (const [i, s] of series.entries()) {
+        // The metric's interval as the condition's summary chose it (Wilson for a rate, clusters, ...).
         const table = bucketTable(s, bucketOf, {
           k: buckets.k,
           metric: metric.name,
           percent: metric.percent,
           within: field,
           measure,
+          design: designOf(results[i].summary, metric.name),
         });
         // The condition's outcomes line, named as side-by-side tables name a condition other than the baseline.
         const lines = i === 0 ? outcomesLines([base.summary]) : namedOutcomesLine(results[i].summary);
@@ -176,6 +182,7 @@ export function comparisonOutputs(
         percent: metric.percent,
         measure,
         title: `${task.title}: ${metric.label} by input length (${measure})`,
+        design: designOf(base.summary, metric.name),
       });
     }
   }
@@ -212,7 +219,11 @@ export async function writeRunOutputs(outputs: RunOutputs): Promise<Record<strin
   await writeSummary(out, store, base);
   for (const other of results.slice(1)) {
     await writeSummary(`${out}/conditions/${safeName(other.condition.name)}`, store, other);
-    const lines = [...partialRunLines([other]), ...outcomesLines([other.summary])];
+    const lines = [
+      ...partialRunLines([other]),
+      ...intervalLines([other.summary]),
+      ...outcomesLines([other.summary]),
+    ];
     for (const [name, table] of Object.entries(withLines(runTables(other.summary, task.report), lines))) {
       await writeTable(`${out}/conditions/${safeName(other.condition.name)}/tables`, name, table);
     }
@@ -224,8 +235,12 @@ export async function writeRunOutputs(outputs: RunOutputs): Promise<Record<strin
   const comparison = comparisonOutputs(task, results, outputs.buckets);
   comparison.tables = withLines(comparison.tables, partial);
   // Every table of a partial run says so, whichever summary its own notes come from; every table of the
-  // baseline says how its replies ended (a benchmark's own table may not carry the summary's notes).
-  const own = withLines(runTables(base.summary, task.report), outcomesLines([base.summary]));
+  // baseline names its intervals and says how its replies ended (a benchmark's own table may not carry the
+  // summary's notes).
+  const own = withLines(runTables(base.summary, task.report), [
+    ...intervalLines([base.summary]),
+    ...outcomesLines([base.summary]),
+  ]);
   const tables = withLines({ ...own, ...comparison.tables }, partial);
   for (const [name, table] of Object.entries(tables)) await writeTable(`${out}/tables`, name, table);
   await exportFigures(

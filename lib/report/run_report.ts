@@ -49,6 +49,9 @@ export function juryTables(summary: Summary): Record<string, Table> {
           formatEstimate(alpha, false, 3)
         }, n = ${alpha.n} samples`,
         `all judges agree: ${formatEstimate(all_agree, true)} % of ${all_agree.n} samples (Wilson 95% CI)`,
+        `each judge's mean: 95% CI by ${
+          jury.interval ?? "percentile bootstrap over samples"
+        }, n = samples it scored`,
         ...summaryNotes(summary),
       ],
     };

@@ -4,7 +4,8 @@
  */
 import { csvText } from "../core/csv.ts";
 import type { Cell, GroupDisplay, MetricDisplay, Table } from "../core/report_spec.ts";
-import { type Estimate, type Summary, summaryName } from "../core/summary.ts";
+import { type Estimate, type IntervalInfo, type Summary, summaryName } from "../core/summary.ts";
+import { RESAMPLES } from "../stats/bootstrap.ts";
 import { summaryOutcomesLine } from "./outcomes_note.ts";
 
 /** Returns an estimate as `61.23 [55.10, 67.00]` (scaled by 100 when `percent`), or `–` without data. */
@@ -92,15 +93,88 @@ export async function writeTable(dir: string, name: string, table: Table): Promi
   return files.map(([path]) => path);
 }
 
+/** Metrics an interval footnote names one by one under each method; the others are counted. */
+const NAMED_METRICS = 6;
+
+/** Returns the method of `info` as a footnote names it (a two-level bootstrap with its judge repeats). */
+function methodText(info: IntervalInfo): string {
+  if (info.kind === "judged mean" && info.clusters === undefined && info.method.startsWith("two-level")) {
+    return `two-level bootstrap (items, ${info.repeats} judge repeats)`;
+  }
+  return info.method;
+}
+
+/** Returns what `info`'s interval rests on: its n (in clusters when clustered), repeats averaged, group methods. */
+function restsOn(info: IntervalInfo, clusters: Summary["clustered_by"]): string {
+  const n = info.clusters !== undefined && clusters
+    ? `${info.n} ${clusters.unit} in ${info.clusters} ${clusters.name}`
+    : `n = ${info.n}`;
+  const averaged = info.kind === "judged mean" && info.clusters !== undefined
+    ? [`${info.repeats} judge repeats averaged first`]
+    : [];
+  const groups = info.group_methods?.length ? [`in some groups ${info.group_methods.join(", ")}`] : [];
+  return [n, ...averaged, ...groups].join("; ");
+}
+
 /**
- * Returns the footnotes every table of `summary` carries: model, judge, CI method, the summary's notes, and
- * its outcomes line (truncated, refused, empty and failed replies of every role, and how they count) even when
- * every count is zero.
+ * Returns the metric names with what they rest on, metrics resting on the same written together (in order of
+ * first appearance); beyond {@linkcode NAMED_METRICS} metrics, the rest are counted.
+ */
+function metricList(entries: readonly { name: string; detail: string }[]): string {
+  const shown = entries.slice(0, NAMED_METRICS);
+  const byDetail = Map.groupBy(shown, (entry) => entry.detail);
+  const parts = [...byDetail].map(([detail, same]) => `${same.map((e) => e.name).join(", ")} (${detail})`);
+  const more = entries.length - shown.length;
+  return parts.join(", ") + (more > 0 ? ` and ${more} more` : "");
+}
+
+/**
+ * Returns the footnote naming the 95% interval of each metric of `summary` and what it rests on — items, and
+ * clusters and judge repeats where they count — e.g. `95% CI: Wilson for usability, op (n = 667);
+ * two-level bootstrap (items, 3 judge repeats) for mean_score (n = 660); bootstraps: 2000 resamples, seeded`.
+ * `undefined` for a summary of an earlier version (without `intervals`).
+ */
+export function intervalLine(summary: Summary): string | undefined {
+  const intervals = summary.intervals;
+  if (!intervals || Object.keys(intervals).length === 0) return undefined;
+  const byMethod = new Map<string, { name: string; detail: string }[]>();
+  for (const [name, info] of Object.entries(intervals)) {
+    const method = methodText(info);
+    byMethod.set(method, [...(byMethod.get(method) ?? []), {
+      name,
+      detail: restsOn(info, summary.clustered_by),
+    }]);
+  }
+  const parts = [...byMethod].map(([method, entries]) => `${method} for ${metricList(entries)}`);
+  const bootstrapped = [...byMethod.keys()].some((m) => m.includes("bootstrap"));
+  return `95% CI: ${parts.join("; ")}${bootstrapped ? `; bootstraps: ${RESAMPLES} resamples, seeded` : ""}`;
+}
+
+/**
+ * Returns the interval lines of `summaries` as a table setting them side by side prints them: the first's as
+ * it is, each other's prefixed with its name when it differs (none for summaries of earlier versions).
+ */
+export function intervalLines(summaries: readonly Summary[]): string[] {
+  const [first, ...others] = summaries;
+  const line = first && intervalLine(first);
+  return [
+    ...(line === undefined ? [] : [line]),
+    ...others.flatMap((s) => {
+      const own = intervalLine(s);
+      return own === undefined || own === line ? [] : [`${summaryName(s)}: ${own}`];
+    }),
+  ];
+}
+
+/**
+ * Returns the footnotes every table of `summary` carries: model, judge, the interval of each metric (the CI
+ * method of a summary of an earlier version), the summary's notes, and its outcomes line (truncated, refused,
+ * empty and failed replies of every role, and how they count) even when every count is zero.
  */
 export function summaryNotes(summary: Summary): string[] {
   return [
     `model: ${summary.model}; judge: ${summary.judge ?? "none"}; condition: ${summary.condition}`,
-    `values with 95% CI (${summary.ci_method})`,
+    intervalLine(summary) ?? `values with 95% CI (${summary.ci_method})`,
     ...notesWithOutcomes(summary),
   ];
 }
@@ -141,13 +215,14 @@ export function groupLabel(display: GroupDisplay | undefined, field: string, key
 
 /**
  * Returns the footnotes of a table setting several summaries side by side: the first's, then each other's own
- * notes (those the first does not have, such as what an ablation did) and its outcomes line, prefixed with its
- * name.
+ * notes (those the first does not have, such as what an ablation did), its interval line when it differs, and
+ * its outcomes line, prefixed with its name.
  */
 export function comparisonNotes(summaries: readonly Summary[]): string[] {
   const [first, ...others] = summaries;
   if (!first) return [];
   const base = summaryNotes(first);
+  const firstInterval = intervalLine(first);
   return [
     ...base,
     ...others.flatMap((s) => {
@@ -155,7 +230,11 @@ export function comparisonNotes(summaries: readonly Summary[]): string[] {
       const own = s.notes.filter((n) => !base.includes(n) && n !== line).map((n) =>
         `${summaryName(s)}: ${n}`
       );
-      return [...own, ...namedOutcomesLine(s)];
+      const interval = intervalLine(s);
+      const intervals = interval === undefined || interval === firstInterval
+        ? []
+        : [`${summaryName(s)}: ${interval}`];
+      return [...own, ...intervals, ...namedOutcomesLine(s)];
     }),
   ];
 }

@@ -1,8 +1,9 @@
 /**
  * The columns a task file names, checked against the columns its data file has before any record is read:
- * the id, question, option, answer and reference columns, the group fields and every `{{placeholder}}` of
- * the user, few-shot and rubric templates. A column the file lacks is one line naming the column, the task
- * file's key (or the `--columns` flag) that asked for it, the columns there are and the closest one.
+ * the id, question, option, answer and reference columns, the group fields, the cluster column and every
+ * `{{placeholder}}` of the user, few-shot and rubric templates. A column the file lacks is one line naming the
+ * column, the task file's key (or the `--columns` flag) that asked for it, the columns there are and the
+ * closest one.
  * @module
  */
 import { closestName } from "../core/closest.ts";
@@ -57,8 +58,8 @@ const TEMPLATE_KEYS = { user: "prompt.user", fewshot: "prompt.fewshot", rubric: 
 
 /**
  * Returns every column `spec` names for reading `split`: id, question, options, the answer and reference when
- * named or needed, the group fields (test split), and the columns behind the placeholders of the user
- * template, the few-shot template (train split) and the rubric (test split).
+ * named or needed, the group fields and the cluster column (test split), and the columns behind the
+ * placeholders of the user template, the few-shot template (train split) and the rubric (test split).
  */
 export function namedColumns(spec: DataSpec, split: Split, present: ReadonlySet<string>): NamedColumn[] {
   const out: NamedColumn[] = [];
@@ -80,6 +81,7 @@ export function namedColumns(spec: DataSpec, split: Split, present: ReadonlySet<
       const column = spec.groupColumns?.[field];
       add(column ?? field, column ? `--columns ${field}=${column}` : `key "groups"`);
     }
+    if (spec.cluster) add(spec.cluster, `key "cluster"`);
   }
   const templates: ["user" | "fewshot" | "rubric", string | undefined][] = [
     ["user", spec.user],

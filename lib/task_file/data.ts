@@ -1,7 +1,8 @@
 /**
  * A task file's data as samples: the records of its data file (JSON array, JSONL, CSV or Parquet), each column
  * mapped (id, input or question, the options as one column holding a list or object or as option columns
- * A, B, C, ..., answer, reference, group fields) and checked, and the user prompt rendered from its template.
+ * A, B, C, ..., answer, reference, group fields, cluster id) and checked, and the user prompt rendered from its
+ * template.
  * Every column the task file names must be in the file (`columns.ts`), and every record must fill every
  * template (user prompt, few-shot answer, judge rubric), all before a request is sent. A bad record is a
  * one-line error naming the file, the record (line or row) and the field.
@@ -178,6 +179,21 @@ class RecordReader {
     return this.fail(where, column, `expected text or a number to group by (found ${describeValue(value)})`);
   }
 
+  /** The record's cluster id (text or a number, as text); `null` when the cell is empty (a cluster of its own). */
+  cluster(row: Record<string, unknown>, where: string, column: string): string | null {
+    const value = row[column];
+    if (value === undefined || value === null || (typeof value === "string" && value.trim() === "")) {
+      return null;
+    }
+    if (typeof value === "string") return value.trim();
+    if (typeof value === "number" || typeof value === "bigint") return String(value);
+    return this.fail(
+      where,
+      column,
+      `expected a cluster id: text or a number (found ${describeValue(value)})`,
+    );
+  }
+
   /** Every scalar cell of the record as text, for `{{column}}` placeholders (an empty cell has no value). */
   cells(row: Record<string, unknown>): Record<string, string> {
     const out: Record<string, string> = {};
@@ -225,6 +241,7 @@ class RecordReader {
     const groupColumns = spec.groupColumns ?? {};
     const fields: Record<string, GroupValue> = {};
     for (const field of spec.groups) fields[field] = this.group(row, where, groupColumns[field] ?? field);
+    const cluster = spec.cluster && this.split === "test" ? this.cluster(row, where, spec.cluster) : null;
     const choices: Choices | undefined = shown && key && spec.shape !== "sequence"
       ? { labels: shown.labels, options: shown.options, answer: key, multiple: spec.shape === "multiple" }
       : undefined;
@@ -242,6 +259,7 @@ class RecordReader {
         values,
         // A sequence's steps and order (choice items carry `choices`, which the choice scorer and nota read).
         ...(shown && !choices ? { options: shown.options, answer: key } : {}),
+        ...(cluster !== null ? { cluster } : {}),
       },
       ...(choices ? { choices } : {}),
     };

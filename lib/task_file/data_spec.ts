@@ -25,6 +25,8 @@ export interface DataSpec {
   optionColumns?: readonly string[];
   /** Group fields; each is read from the column of the same name unless `groupColumns` names another. */
   groups: readonly string[];
+  /** The column of each record's cluster id (`cluster:`), when the task declares clusters. */
+  cluster?: string;
   /** Columns of group fields under other names (from `--columns FIELD=COLUMN`). */
   groupColumns?: Readonly<Record<string, string>>;
   /** `true` when the scorer compares the answer column (exact, regex): every record needs one. */

@@ -90,6 +90,8 @@ export const TaskFileSchema = z.strictObject({
   data: DataSchema,
   columns: ColumnsSchema.optional(),
   groups: z.array(columnName).optional(),
+  /** A column whose value the samples of one cluster share (a case, a patient): intervals resample clusters. */
+  cluster: columnName.optional(),
   prompt: PromptSchema.optional(),
   scorer: ScorerSchema,
   conditions: z.array(z.string().regex(CONDITION, "expected cot, fewshot, perturb or perturb:KIND"))

@@ -22,7 +22,7 @@ import type { MetricDisplay } from "../core/report_spec.ts";
 import type { Sample } from "../core/sample.ts";
 import type { RoleSpec, ScoreContext, ScoreInput, Scorer, ScoreValue } from "../core/task.ts";
 import { type JudgeScorer, judgeScorer } from "../judges/judge_scorer.ts";
-import { judgedValue } from "../judges/jury.ts";
+import { judgedRepeats, judgedValue } from "../judges/jury.ts";
 import { scoreJudgeScorer } from "../judges/score_verdict.ts";
 import { choiceScorer } from "../metrics/choice/scorer.ts";
 import { rouge1 } from "../metrics/rouge.ts";
@@ -44,6 +44,8 @@ export interface ScorerEntry {
   metrics: readonly MetricDisplay[];
   /** A sample's metric values from its stored scores of this scorer (`null`: does not count). */
   values(scores: readonly StoredScore[], judgeRuns: number): Record<string, number | null>;
+  /** A judged mean's value per judge run (their mean is the value), when the judge ran at least twice. */
+  repeats?(scores: readonly StoredScore[], judgeRuns: number): Record<string, number[]> | undefined;
   /** How its metrics are computed, for the summary's notes. */
   notes: readonly string[];
   /** Optional roles the task calls beyond its scorer's (the embeddings model of `similarity`). */
@@ -87,8 +89,8 @@ function choiceEntry(): ScorerEntry {
   return {
     scorer: choiceScorer(),
     metrics: [
-      { name: "accuracy", label: "accuracy", percent: true },
-      { name: "extraction_failure", label: "extraction failures", percent: true },
+      { name: "accuracy", label: "accuracy", percent: true, proportion: true },
+      { name: "extraction_failure", label: "extraction failures", percent: true, proportion: true },
     ],
     values: (scores) => {
       const { value, failed } = plainValues(scores);
@@ -117,7 +119,7 @@ function sequenceEntry(): ScorerEntry {
     },
     metrics: [
       { name: "kendall_tau", label: "Kendall's τ-b", percent: false },
-      { name: "extraction_failure", label: "extraction failures", percent: true },
+      { name: "extraction_failure", label: "extraction failures", percent: true, proportion: true },
     ],
     values: (scores) => {
       const { value, failed } = plainValues(scores);
@@ -190,7 +192,7 @@ function exactEntry(): ScorerEntry {
         return Promise.resolve(scored(ok ? 1 : 0, { key }));
       },
     },
-    metrics: [{ name: "exact_match", label: "exact match", percent: true }],
+    metrics: [{ name: "exact_match", label: "exact match", percent: true, proportion: true }],
     values: (scores) => ({ exact_match: plainValues(scores).value }),
     notes: [
       "exact_match = share of answers equal to the key (whole answer or its last line; case, spaces, quotes and end punctuation ignored)",
@@ -213,8 +215,8 @@ function regexEntry(pattern: string): ScorerEntry {
       },
     },
     metrics: [
-      { name: "match", label: "match", percent: true },
-      { name: "extraction_failure", label: "extraction failures", percent: true },
+      { name: "match", label: "match", percent: true, proportion: true },
+      { name: "extraction_failure", label: "extraction failures", percent: true, proportion: true },
     ],
     values: (scores) => {
       const { value, failed } = plainValues(scores);
@@ -256,7 +258,9 @@ function scoreJudgeEntry(decl: ScorerDeclaration): ScorerEntry {
     scorer,
     metrics: [
       { name: "score", label: `score (${min}-${max})`, percent: false },
-      ...(pass !== undefined ? [{ name: "acceptable", label: `acceptable (≥ ${pass})`, percent: true }] : []),
+      ...(pass !== undefined
+        ? [{ name: "acceptable", label: `acceptable (≥ ${pass})`, percent: true, proportion: true }]
+        : []),
     ],
     values: (scores, runs) => {
       const value = judgedValue(scores, scorer.spec, runs).value;
@@ -265,6 +269,10 @@ function scoreJudgeEntry(decl: ScorerDeclaration): ScorerEntry {
         score,
         ...(pass !== undefined ? { acceptable: score === null ? null : score >= pass ? 1 : 0 } : {}),
       };
+    },
+    repeats: (scores, runs) => {
+      const perRun = judgedRepeats(scores, scorer.spec, runs);
+      return perRun ? { score: perRun } : undefined;
     },
     notes: [
       `score = the judge's ${min}-${max} score by the task's rubric, mean over judge runs (and judges)`,
@@ -312,9 +320,9 @@ function fieldsJudgeEntry(decl: ScorerDeclaration): ScorerEntry {
   return {
     scorer,
     metrics: [
-      { name: "acceptable", label: "acceptable", percent: true },
+      { name: "acceptable", label: "acceptable", percent: true, proportion: true },
       ...Object.entries(fields).flatMap(([f, levels]) =>
-        levels.map((l) => ({ name: `${f}:${l}`, label: `${f}: ${l}`, percent: true }))
+        levels.map((l) => ({ name: `${f}:${l}`, label: `${f}: ${l}`, percent: true, proportion: true }))
       ),
     ],
     values: (scores, runs) => {

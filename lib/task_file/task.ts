@@ -1,15 +1,16 @@
 /**
  * A {@linkcode Task} built from a task file: its data (with the column mapping), the chat solver with the
  * file's prompts (and its chain-of-thought instruction), the scorer from the registry, rows and a summary of
- * the scorer's metrics with n and 95% CI overall and per declared group field, the flags its scorer's roles
- * bring, the train split for few-shot and the perturbations it declares.
+ * the scorer's metrics with n and 95% CI overall and per declared group field (clustered by its `cluster:`
+ * column when it has one), the flags its scorer's roles bring, the train split for few-shot and the
+ * perturbations it declares.
  * @module
  */
 import { dirname, relative, resolve } from "node:path";
 import { projectPath } from "../core/fs.ts";
 import { CI_METHOD, type RunLabels, type SampleRow, type Summary, summaryLabels } from "../core/summary.ts";
 import type { Sample } from "../core/sample.ts";
-import type { AuxiliaryInput, LoadOptions, RunView, Solver, Task } from "../core/task.ts";
+import type { AuxiliaryInput, ClusterSpec, LoadOptions, RunView, Solver, Task } from "../core/task.ts";
 import { answeredCount, OFFLINE_NOTE, summarize } from "../report/summary.ts";
 import { cotSolver } from "../solvers/cot.ts";
 import { messagesSolver } from "../solvers/context.ts";
@@ -84,6 +85,18 @@ function missingNotes(rows: readonly SampleRow[], groups: readonly string[]): st
   });
 }
 
+/**
+ * Returns the clusters of a task file's `cluster:` column: each sample's cluster id as the loader read it into
+ * `extra.cluster` (a record with an empty cell is a cluster of its own).
+ */
+export function clusterSpec(column: string): ClusterSpec {
+  return {
+    name: `${column} clusters`,
+    unit: "samples",
+    of: (sample) => (typeof sample.extra.cluster === "string" ? sample.extra.cluster : null),
+  };
+}
+
 /** Returns `path` relative to the project root (how `Task.defaultDataPath` is given). */
 function fromRoot(path: string): string {
   return relative(projectPath(), path);
@@ -124,6 +137,7 @@ export function taskFromFile(spec: TaskFile, file: string): Task {
     },
     optionColumns: spec.columns?.options,
     groups,
+    ...(spec.cluster ? { cluster: spec.cluster } : {}),
     needsAnswer: spec.scorer.kind === "exact" || spec.scorer.kind === "regex",
     needsReference: spec.scorer.kind === "rouge1" || spec.scorer.kind === "similarity",
     user,
@@ -144,7 +158,9 @@ export function taskFromFile(spec: TaskFile, file: string): Task {
     }]
     : [];
   const metricNames = entry.metrics.map((m) => m.name);
+  const proportions = entry.metrics.filter((m) => m.proportion).map((m) => m.name);
   const primary = entry.metrics[0];
+  const clusters = spec.cluster ? clusterSpec(spec.cluster) : undefined;
   return {
     name,
     title: spec.title ?? name,
@@ -168,17 +184,26 @@ export function taskFromFile(spec: TaskFile, file: string): Task {
     scorers: [entry.scorer],
     auxiliary: train,
     report: { metrics: entry.metrics },
+    ...(clusters ? { clusters } : {}),
     rows: (view: RunView, labels: RunLabels): SampleRow[] =>
       view.samples.map((sample) => {
         const own = (view.scores.get(sample.id) ?? []).filter((s) => s.scorer === entry.scorer.name);
+        const cluster = clusters?.of(sample) ?? null;
+        const repeats = entry.repeats?.(own, labels.judgeRuns);
         return {
           id: sample.id,
           fields: tabulated(sample.fields),
           values: entry.values(own, labels.judgeRuns),
+          ...(cluster !== null ? { cluster } : {}),
+          ...(repeats ? { repeats } : {}),
         };
       }),
     aggregate: (rows: readonly SampleRow[], view: RunView, labels: RunLabels): Summary => {
-      const core = summarize(rows, metricNames, groups, { seed: `${labels.benchmark}:${labels.condition}` });
+      const core = summarize(rows, metricNames, groups, {
+        seed: `${labels.benchmark}:${labels.condition}`,
+        proportions,
+        ...(clusters ? { clusters } : {}),
+      });
       const answered = answeredCount(view);
       const scores = [...view.scores.values()].flat().filter((s) => s.scorer === entry.scorer.name);
       const judged = entry.scorer.roles.includes("judge");
@@ -200,6 +225,7 @@ export function taskFromFile(spec: TaskFile, file: string): Task {
             : {}),
         },
         ci_method: CI_METHOD,
+        ...core.design,
         notes: [...entry.notes, ...missingNotes(rows, groups), ...(labels.offline ? [OFFLINE_NOTE] : [])],
       };
     },

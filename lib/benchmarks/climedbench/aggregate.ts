@@ -6,8 +6,9 @@
  */
 import type { RunView } from "../../core/task.ts";
 import type { RunLabels } from "../../core/summary.ts";
-import { answeredCount, OFFLINE_NOTE, summarize } from "../../report/summary.ts";
-import { CI_METHOD, type SampleRow, type Summary, summaryLabels } from "../../core/summary.ts";
+import { answeredCount, OFFLINE_NOTE, summarize, type SummaryCore } from "../../report/summary.ts";
+import { CI_METHOD, type Estimate, type SampleRow, type Summary, summaryLabels } from "../../core/summary.ts";
+import { SMALL_SAMPLE } from "../../stats/interval_choice.ts";
 import { independentDifference, macroMean } from "../../stats/compare.ts";
 import { SCENARIO_CODES, scenarioByCode } from "./scenarios.ts";
 import { type ClimedScoreDetail, OFFLINE_SIMILARITY } from "./scorer.ts";
@@ -24,6 +25,13 @@ const METRICS = [
   "similarity",
   "extraction_failure",
 ] as const;
+
+/**
+ * Metrics whose values are 0/1 by definition (Wilson intervals). `score` is a mean: τ-b, ROUGE-1 or similarity
+ * in some scenarios, the accuracy in the choice scenarios (where its cells take the accuracy's interval,
+ * {@linkcode scoreAsAccuracy}). The items have no case id, so no clusters.
+ */
+const PROPORTIONS = ["accuracy", "extraction_failure"] as const;
 
 /** Returns each sample's metric values (a failed or unscored answer scores 0 and counts as not extracted). */
 export function climedRows(view: RunView): SampleRow[] {
@@ -46,10 +54,35 @@ export function climedRows(view: RunView): SampleRow[] {
   });
 }
 
+/**
+ * Gives `score` the accuracy's estimate wherever every scored item is a choice item (the cells of the choice
+ * scenarios, Table 2's ACC. columns): there `score` is that accuracy, a rate, so it takes the rate's interval
+ * (Wilson, Clopper–Pearson below 30) rather than the mean's, which collapses at 0% and 100%. Records those
+ * methods among `score`'s group methods.
+ */
+function scoreAsAccuracy(core: SummaryCore): void {
+  const methods = new Set<string>();
+  const swap = (cell: Record<string, Estimate>) => {
+    if (cell.accuracy && cell.score && cell.accuracy.n > 0 && cell.accuracy.n === cell.score.n) {
+      cell.score = cell.accuracy;
+      methods.add(cell.accuracy.n < SMALL_SAMPLE ? "Clopper–Pearson" : "Wilson");
+    }
+  };
+  for (const cells of Object.values(core.groups)) Object.values(cells).forEach(swap);
+  const info = core.design.intervals.score;
+  const others = [...new Set([...(info.group_methods ?? []), ...methods])].filter((m) => m !== info.method);
+  if (others.length) info.group_methods = others;
+}
+
 /** Returns the CliMedBench summary of a run. */
 export function aggregateClimedBench(rows: readonly SampleRow[], view: RunView, labels: RunLabels): Summary {
   const seed = `${labels.benchmark}:${labels.condition}`;
-  const core = summarize(rows, METRICS, GROUP_FIELDS, { seed, order: { scenario: SCENARIO_CODES } });
+  const core = summarize(rows, METRICS, GROUP_FIELDS, {
+    seed,
+    order: { scenario: SCENARIO_CODES },
+    proportions: PROPORTIONS,
+  });
+  scoreAsAccuracy(core);
   const byScenario = (code: string) =>
     rows.filter((r) => r.fields.scenario === code).map((r) => r.values.score as number);
   const macro = macroMean(SCENARIO_CODES.map(byScenario), `${seed}:macro`);
@@ -83,6 +116,7 @@ export function aggregateClimedBench(rows: readonly SampleRow[], view: RunView, 
       scenarios: new Set(rows.map((r) => r.fields.scenario)).size,
     },
     ci_method: CI_METHOD,
+    ...core.design,
     notes,
   };
 }

@@ -2,13 +2,14 @@
  * LLMEval-Med aggregation: per question the mean of the valid judge scores over runs; usable when that mean
  * is ≥ 4 (a question without any valid score stays in the denominator as not usable); usability per category,
  * category2 and difficulty; OP = usability over all questions (sample-weighted). MTG answers with human
- * ratings use the paper's piecewise rule instead.
+ * ratings use the paper's piecewise rule instead. The rounds of one conversation are clustered
+ * ({@linkcode CONVERSATIONS}); with several judge runs, each question's row carries the judge's score per run.
  * @module
  */
 import type { StoredScore } from "../../core/records.ts";
-import type { RunView } from "../../core/task.ts";
+import type { ClusterSpec, RunView } from "../../core/task.ts";
 import type { RunLabels } from "../../core/summary.ts";
-import { judgedValue, judgesOf, scorerScores } from "../../judges/jury.ts";
+import { judgedRepeats, judgedValue, judgesOf, scorerScores } from "../../judges/jury.ts";
 import { answeredCount, OFFLINE_NOTE, summarize } from "../../report/summary.ts";
 import { CI_METHOD, type SampleRow, type Summary, summaryLabels } from "../../core/summary.ts";
 import { mtgHumanUsable, mtgRatingOf } from "./human_eval.ts";
@@ -21,12 +22,24 @@ export const USABLE_THRESHOLD = 4;
 /** Fields LLMEval-Med results are grouped by. */
 export const GROUP_FIELDS = ["category", "category2", "difficulty"] as const;
 
+/** The rounds of one conversation belong together: asked in order, each with the model's earlier answers. */
+export const CONVERSATIONS: ClusterSpec = {
+  name: "conversations",
+  unit: "rounds",
+  of: (sample) => sample.conversation?.id ?? null,
+};
+
+/** Metrics whose values are 0/1 by definition. */
+const PROPORTIONS = ["usability"] as const;
+
 /** Per-question result. */
 export interface QuestionResult {
   /** Sample id. */
   id: string;
   /** The judge's score: mean of the valid scores over runs (and judges), or `null` if none. */
   meanScore: number | null;
+  /** The judge's score of each run (their mean is `meanScore`), when it ran at least twice. */
+  repeats?: number[];
   /** Usable under the rule that applies (judge ≥ 4, or MTG human rule). */
   usable: boolean;
   /** Which rule decided: `judge` or `human`. */
@@ -48,34 +61,40 @@ function humanUsable(scores: readonly StoredScore[]): boolean | undefined {
 function questionResults(view: RunView, judgeRuns: number): QuestionResult[] {
   return view.samples.map((sample) => {
     const scores = view.scores.get(sample.id) ?? [];
-    const judged = judgedValue(
-      scores.filter((s) => s.scorer === LLMEVAL_MED_JUDGE.name),
-      LLMEVAL_MED_JUDGE.spec,
-      judgeRuns,
-    );
+    const own = scores.filter((s) => s.scorer === LLMEVAL_MED_JUDGE.name);
+    const judged = judgedValue(own, LLMEVAL_MED_JUDGE.spec, judgeRuns);
     const meanScore = judged.value as number | null;
+    const repeats = judgedRepeats(own, LLMEVAL_MED_JUDGE.spec, judgeRuns);
+    const scored = { id: sample.id, meanScore, ...(repeats ? { repeats } : {}) };
     const human = sample.fields.category === "MTG" ? humanUsable(scores) : undefined;
-    if (human !== undefined) return { id: sample.id, meanScore, usable: human, rule: "human" as const };
+    if (human !== undefined) return { ...scored, usable: human, rule: "human" as const };
     return {
-      id: sample.id,
-      meanScore,
+      ...scored,
       usable: meanScore !== null && meanScore >= USABLE_THRESHOLD,
       rule: "judge" as const,
     };
   });
 }
 
-/** Returns each question's `usability` (0/1) and `mean_score` with its group fields. */
+/**
+ * Returns each question's `usability` (0/1) and `mean_score` with its group fields, its conversation, and
+ * `mean_score`'s judge repeats when the judge ran more than once.
+ */
 export function llmEvalMedRows(view: RunView, labels: RunLabels): SampleRow[] {
-  return questionResults(view, labels.judgeRuns).map((result, i) => ({
-    id: result.id,
-    fields: view.samples[i].fields,
-    values: {
-      usability: result.usable ? 1 : 0,
-      mean_score: result.meanScore,
-      human_rule: result.rule === "human" ? 1 : 0,
-    },
-  }));
+  return questionResults(view, labels.judgeRuns).map((result, i) => {
+    const cluster = CONVERSATIONS.of(view.samples[i]);
+    return {
+      id: result.id,
+      fields: view.samples[i].fields,
+      values: {
+        usability: result.usable ? 1 : 0,
+        mean_score: result.meanScore,
+        human_rule: result.rule === "human" ? 1 : 0,
+      },
+      ...(cluster !== null ? { cluster } : {}),
+      ...(result.repeats ? { repeats: { mean_score: result.repeats } } : {}),
+    };
+  });
 }
 
 /** Returns the LLMEval-Med summary (`usability`, `mean_score`, and `op` overall) of a run, from its rows. */
@@ -84,6 +103,8 @@ export function aggregateLlmEvalMed(rows: readonly SampleRow[], view: RunView, l
   const core = summarize(rows, ["usability", "mean_score"], GROUP_FIELDS, {
     seed,
     order: { category: CATEGORY_CODES, difficulty: DIFFICULTY_ORDER },
+    proportions: PROPORTIONS,
+    clusters: CONVERSATIONS,
   });
   const judges = Math.max(1, judgesOf(view, LLMEVAL_MED_JUDGE.name).length);
   const judgings = rows.length * labels.judgeRuns * judges;
@@ -115,6 +136,8 @@ export function aggregateLlmEvalMed(rows: readonly SampleRow[], view: RunView, l
       human_rated: human,
     },
     ci_method: CI_METHOD,
+    intervals: { ...core.design.intervals, op: core.design.intervals.usability },
+    ...(core.design.clustered_by ? { clustered_by: core.design.clustered_by } : {}),
     notes,
   };
 }

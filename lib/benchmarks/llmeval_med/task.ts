@@ -5,7 +5,7 @@
  */
 import type { Task } from "../../core/task.ts";
 import { chatSolver } from "../../solvers/chat.ts";
-import { aggregateLlmEvalMed, GROUP_FIELDS, llmEvalMedRows } from "./aggregate.ts";
+import { aggregateLlmEvalMed, CONVERSATIONS, GROUP_FIELDS, llmEvalMedRows } from "./aggregate.ts";
 import { MTG_HUMAN_SCORER, MTG_RATING_SPEC } from "./human_eval.ts";
 import { loadLlmEvalMed } from "./load.ts";
 import { ANSWER_SYSTEM_PROMPT } from "./prompts.ts";
@@ -29,6 +29,7 @@ export async function createLlmEvalMedTask(): Promise<Task> {
     load: async (path) => (await loadLlmEvalMed(path)).samples,
     solver: chatSolver(ANSWER_SYSTEM_PROMPT),
     scorers: [LLMEVAL_MED_JUDGE],
+    clusters: CONVERSATIONS,
     ratings: { [MTG_HUMAN_SCORER]: MTG_RATING_SPEC },
     report: {
       metrics: [

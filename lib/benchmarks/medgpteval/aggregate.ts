@@ -3,6 +3,9 @@
  * aspect, the mean over runs and a jury's judges of that aspect's subtotal (the medical one vetoed per judging)
  * and of each indicator's score; its total is the sum of its kind's aspects. Items without a valid judging of
  * every aspect have no total. Means with n and 95% CIs per kind (Table 3: dialogues, Table 4: case reports).
+ * With several judge runs each item's row carries the judges' subtotals, totals and indicator scores per run
+ * (two-level bootstrap). Items are not clustered: a dialogue is one item (judged whole on its last round), and
+ * the robustness variants of a question are rated apart (`lib/robustness/rates.ts`, design-effect Wilson).
  * @module
  */
 import type { NamedValue, StoredScore } from "../../core/records.ts";
@@ -18,7 +21,7 @@ import { variantOf } from "../../robustness/sets.ts";
 import { classValues, RATE_METRICS, robustnessRates } from "../../robustness/rates.ts";
 import { alphaWithCi } from "../../stats/agreement.ts";
 import type { RunView } from "../../core/task.ts";
-import { judgedValue } from "../../judges/jury.ts";
+import { judgedRepeats, judgedValue } from "../../judges/jury.ts";
 import { answeredCount, OFFLINE_NOTE, summarize } from "../../report/summary.ts";
 import { itemOf } from "./load.ts";
 import { expertAgreement, expertTotals } from "./experts.ts";
@@ -80,6 +83,23 @@ function aspectValue(
   return typeof value === "number" ? value : null;
 }
 
+/** Returns the per-run values of one named value (or the primary value) of an aspect's scores, if repeated. */
+function aspectRepeats(
+  scores: readonly StoredScore[],
+  aspect: string,
+  runs: number,
+  pick?: (s: StoredScore) => NamedValue,
+): number[] | undefined {
+  const scorer = ASPECT_SCORERS.find((s) => s.name === aspect)!;
+  return judgedRepeats(scores.filter((s) => s.scorer === aspect), scorer.spec, runs, pick);
+}
+
+/** Returns run-by-run sums of `parts` when every part has a value in each of the `runs` runs, else `undefined`. */
+function summedRepeats(parts: readonly (number[] | undefined)[], runs: number): number[] | undefined {
+  if (parts.some((p) => p === undefined || p.length !== runs)) return undefined;
+  return Array.from({ length: runs }, (_, r) => parts.reduce((sum, p) => sum + p![r], 0));
+}
+
 /**
  * Returns each item's total, aspect subtotals and indicator means (`null` for rounds not scored), and each
  * robustness variant's class as 0/1 values `r1`, `r2`, `r3`.
@@ -96,26 +116,23 @@ export function medGptEvalRows(view: RunView, labels: RunLabels): SampleRow[] {
       };
     }
     const values: Record<string, number | null> = Object.fromEntries(METRICS.map((m) => [m, null]));
+    const repeats: Record<string, number[]> = {};
     const { kind, scored } = itemOf(sample);
     if (scored) {
       const scores = view.scores.get(sample.id) ?? [];
+      const runs = labels.judgeRuns;
+      const put = (metric: string, aspect: string, pick?: (s: StoredScore) => NamedValue) => {
+        values[metric] = aspectValue(scores, aspect, runs, pick);
+        const perRun = values[metric] === null ? undefined : aspectRepeats(scores, aspect, runs, pick);
+        if (perRun) repeats[metric] = perRun;
+      };
       for (const aspect of ASPECTS_OF[kind]) {
-        values[aspect] = aspectValue(scores, aspect, labels.judgeRuns);
+        put(aspect, aspect);
         for (const indicator of INDICATORS.filter((i) => i.aspect === aspect)) {
-          values[indicator.name] = aspectValue(
-            scores,
-            aspect,
-            labels.judgeRuns,
-            (s) => s.values?.[indicator.name] ?? null,
-          );
+          put(indicator.name, aspect, (s) => s.values?.[indicator.name] ?? null);
         }
       }
-      values[MEDICAL_UNVETOED] = aspectValue(
-        scores,
-        "medical",
-        labels.judgeRuns,
-        (s) => s.values?.[UNVETOED] ?? null,
-      );
+      put(MEDICAL_UNVETOED, "medical", (s) => s.values?.[UNVETOED] ?? null);
       const medical = scores.filter((s) => s.scorer === "medical" && s.valid && s.run <= labels.judgeRuns);
       values.vetoed = medical.length
         ? medical.filter((s) => INDICATORS.some((i) => i.veto && s.values?.[i.name] === 0)).length /
@@ -127,9 +144,20 @@ export function medGptEvalRows(view: RunView, labels: RunLabels): SampleRow[] {
       values[TOTAL_UNVETOED] = sum(
         ASPECTS_OF[kind].map((a) => values[a === "medical" ? MEDICAL_UNVETOED : a]),
       );
+      const totals = [
+        ["total", ASPECTS_OF[kind]],
+        [TOTAL_UNVETOED, ASPECTS_OF[kind].map((a) => a === "medical" ? MEDICAL_UNVETOED : a)],
+      ] as const;
+      for (const [metric, parts] of totals) {
+        const perRun = values[metric] === null
+          ? undefined
+          : summedRepeats(parts.map((p) => repeats[p]), runs);
+        if (perRun) repeats[metric] = perRun;
+      }
       Object.assign(values, expertValues(experts.get(sample.id), kind));
     }
-    return { id: sample.id, fields: sample.fields, values };
+    const row: SampleRow = { id: sample.id, fields: sample.fields, values };
+    return Object.keys(repeats).length ? { ...row, repeats } : row;
   });
 }
 
@@ -201,6 +229,7 @@ export function aggregateMedGptEval(rows: readonly SampleRow[], view: RunView, l
       ...robustness.counts,
     },
     ci_method: CI_METHOD,
+    ...core.design,
     notes,
   };
 }

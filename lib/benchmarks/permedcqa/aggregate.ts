@@ -222,9 +222,13 @@ export function aggregatePerMedCqa(
 ): Summary {
   const seed = `${labels.benchmark}:${labels.condition}`;
   const order = groupOrder(tables);
-  const main = summarize(rows, METRICS, GROUP_FIELDS.filter((f) => f !== "icd11_x_type"), { seed, order });
+  // Every metric is a 0/1 vote (acceptable, or a field's consensus category): Wilson intervals. The judge's
+  // runs vote rather than average, so there are no repeats for a two-level bootstrap; the questions are
+  // independent (no cluster id in the data).
+  const design = { seed, order, proportions: METRICS };
+  const main = summarize(rows, METRICS, GROUP_FIELDS.filter((f) => f !== "icd11_x_type"), design);
   // The cross table shows the headline rate only: one estimate per cell keeps large runs fast.
-  const cross = summarize(rows, ["acceptable"], ["icd11_x_type"], { seed, order });
+  const cross = summarize(rows, ["acceptable"], ["icd11_x_type"], design);
   const scores = [...view.scores.values()].flat();
   const all = scores.filter((s) => s.scorer === MEDJUDGE.name);
   const answered = answeredCount(view);
@@ -257,6 +261,7 @@ export function aggregatePerMedCqa(
       ...datasetCounts(view.samples, DATASET_FIELDS),
     },
     ci_method: CI_METHOD,
+    ...main.design,
     notes,
     ...(agreement ? { agreement } : {}),
   };
