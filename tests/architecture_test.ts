@@ -9,7 +9,7 @@ const LAYERS: string[][] = [
   ["metrics", "store", "providers", "report"],
   ["judges", "solvers", "ablations", "analysis", "view"],
   ["robustness"],
-  ["benchmarks", "task_file", "papers", "irt", "meta"],
+  ["benchmarks", "task_file", "papers", "irt", "meta", "compare"],
   ["pipeline"],
   ["cli"],
 ];

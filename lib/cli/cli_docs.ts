@@ -18,6 +18,8 @@ import { TAG_SPEC } from "./tag.ts";
 import { DOCTOR_SPEC } from "./doctor.ts";
 import { META_SPEC } from "./meta.ts";
 import { VIEW_SPEC } from "./view.ts";
+import { COMPARE_SPEC } from "./compare.ts";
+import { POWER_SPEC } from "./power.ts";
 
 /** Where the page is written, relative to the project root. */
 export const CLI_DOCS_PATH = "docs/cli.md";
@@ -75,6 +77,8 @@ async function sections(): Promise<Section[]> {
     specSection(TAG_SPEC),
     specSection(DOCTOR_SPEC),
     specSection(META_SPEC),
+    specSection(COMPARE_SPEC),
+    specSection(POWER_SPEC),
     specSection(VIEW_SPEC),
     { title: "deno task irt", usage: irtUsage() },
   );

@@ -26,6 +26,8 @@ import { irtCommand } from "./irt.ts";
 import { doctorCommand } from "./doctor.ts";
 import { metaCommand } from "./meta.ts";
 import { viewCommand } from "./view.ts";
+import { compareCommand } from "./compare.ts";
+import { powerCommand } from "./power.ts";
 import { mergeCommand } from "./merge.ts";
 import { printSummaries } from "./print_summaries.ts";
 import { checkFlags, type CommandSpec, commandUsage, parseCommand } from "./args.ts";
@@ -67,6 +69,8 @@ const COMMANDS: [string, string][] = [
   ["irt", "item response theory: fit, cat, subset, mps"],
   ["doctor", "probe an endpoint before a long run: what it accepts, latency, which profile fits"],
   ["meta", "judge meta-evaluation: judges vs human ratings (ceiling, stability, calibration)"],
+  ["compare", "compare models run on the same items: paired tests, Holm/BH, rank intervals, letters"],
+  ["power", "the difference a benchmark can detect at its n, and the n a difference needs"],
   ["view", "write a static viewer of runs: tables, samples, transcripts, judge rationales, comparisons"],
 ];
 
@@ -276,6 +280,10 @@ async function main(args: string[]): Promise<number> {
       return await metaCommand(rest);
     case "view":
       return await viewCommand(rest);
+    case "compare":
+      return await compareCommand(rest);
+    case "power":
+      return await powerCommand(rest);
     case "download": {
       const { positionals, help } = parseCommand(DOWNLOAD_SPEC, rest);
       if (help) return printUsage(DOWNLOAD_SPEC);

@@ -30,6 +30,7 @@ export const NOTEBOOKS_SPEC = {
     "The environment reaches the notebooks: MEDEVAL_RUN_DIR=DIR opens a finished run in a benchmark notebook,",
     "MEDEVAL_DATA=FILE runs it on a data file (each benchmark notebook's first cell lists its variables), e.g.",
     "  MEDEVAL_RUN_DIR=runs/qwen7b deno task notebooks notebooks/llmeval_med.ipynb",
+    "notebooks/power.ipynb takes one run's variance from MEDEVAL_RUN_DIR=DIR, or two runs' from DIR_A,DIR_B.",
   ],
 } satisfies CommandSpec;
 

@@ -9,6 +9,9 @@
  * @module
  */
 import { writeRunsViewer } from "./view.ts";
+import { writeReportComparison } from "./compare.ts";
+import { writeReportPower } from "./power.ts";
+import type { LetterLookup } from "../compare/paper_letters.ts";
 import { ConfigError } from "../core/errors.ts";
 import { pathExists, projectPath, safeName } from "../core/fs.ts";
 import type { Task } from "../core/task.ts";
@@ -19,7 +22,7 @@ import { writeClaims } from "../papers/claims_report.ts";
 import { indexPage, type RunSection } from "../papers/index_page.ts";
 import { loadPapers } from "../papers/paper.ts";
 import { datasetFacts, type PaperOutputs, writePaperTables } from "../papers/write_paper.ts";
-import type { ComparisonEntry } from "../papers/paper_tables.ts";
+import { comparisonEntries, type ComparisonEntry } from "../papers/paper_tables.ts";
 import { sampleCat } from "../irt/sample_cat.ts";
 import { formatEstimate } from "../report/tables.ts";
 import { REPHRASER } from "../robustness/sets.ts";
@@ -31,7 +34,7 @@ import { exportFigureSets, type FigureSet, type ImageFormat } from "../report/fi
 import { groupBarFigure, overviewTable, runFigures } from "../report/run_report.ts";
 import type { Table } from "../core/report_spec.ts";
 import type { Summary } from "../core/summary.ts";
-import { groupTables, outcomesLines, toMarkdown, writeTable } from "../report/tables.ts";
+import { groupTables, intervalLines, outcomesLines, toMarkdown, writeTable } from "../report/tables.ts";
 import { downloadedPath, DOWNLOADS } from "./download.ts";
 import { projectTaskFiles } from "../task_file/index.ts";
 import { readTaskFile } from "../task_file/schema.ts";
@@ -92,6 +95,8 @@ interface BenchmarkRun {
   summaries: Summary[];
   figures: FigureSet;
   facts?: Record<string, number>;
+  /** Our real models' letters by paper cell, when several were compared on the same items. */
+  letters?: LetterLookup;
 }
 
 /** One benchmark's runs, checked before any of them starts. */
@@ -235,10 +240,18 @@ function offlineNote(planned: BenchmarkPlan): string {
     (judge ? `; scored by ${judge}, ${OFFLINE_JUDGES[judge] ?? "an offline stand-in"}.` : ".");
 }
 
-/** Runs one planned benchmark and writes its tables. */
-async function runBenchmark(planned: BenchmarkPlan, options: ReproduceOptions): Promise<BenchmarkRun> {
+/**
+ * Runs one planned benchmark and writes its tables; with several real models, their comparison (with
+ * `paperMetrics`, the metrics paper tables show them by, besides the benchmark's own).
+ */
+async function runBenchmark(
+  planned: BenchmarkPlan,
+  options: ReproduceOptions,
+  paperMetrics: readonly string[] = [],
+): Promise<BenchmarkRun> {
   const { name, task, full, needsJudge } = planned;
   const summaries: Summary[] = [];
+  const realDirs: string[] = [];
   const conditionRuns: { model: string; summaries: Summary[]; tables: Record<string, Table> }[] = [];
   let facts: Record<string, number> | undefined;
   for (const run of planned.runs) {
@@ -252,6 +265,7 @@ async function runBenchmark(planned: BenchmarkPlan, options: ReproduceOptions): 
       );
     }
     summaries.push(result.summary);
+    if (!result.summary.offline) realDirs.push(run.plan.config.out);
     if (result.conditions.length > 1) {
       conditionRuns.push({ model: run.model, summaries: result.conditions, tables: result.comparisons });
     }
@@ -272,7 +286,12 @@ async function runBenchmark(planned: BenchmarkPlan, options: ReproduceOptions): 
   // The benchmark's own tables get the outcomes footnote the run's tables carry.
   const withOutcomes = (table: Table): Table => ({
     ...table,
-    notes: [...table.notes, ...outcomesLines(summaries).filter((line) => !table.notes.includes(line))],
+    notes: [
+      ...table.notes,
+      ...[...intervalLines(summaries), ...outcomesLines(summaries)].filter((line) =>
+        !table.notes.includes(line)
+      ),
+    ],
   });
   for (const [id, table] of Object.entries(task.report.tables?.(summaries) ?? {})) {
     tables.push({ id, table: withOutcomes(table) });
@@ -302,6 +321,20 @@ async function runBenchmark(planned: BenchmarkPlan, options: ReproduceOptions): 
     const files = await writeTable(`${options.root}/${dirRel}`, id, table);
     written.push({ id, table, files: files.map((f) => f.slice(options.root.length + 1)) });
   }
+  // Several real models on the same items: paired comparison (comparison.*); every benchmark: its power.
+  const reportDir = `${options.root}/${dirRel}`;
+  const compared = realDirs.length >= 2
+    ? await writeReportComparison(realDirs, paperMetrics, reportDir)
+    : undefined;
+  if (compared) Object.assign(figures, compared.figures);
+  const power = await writeReportPower(task, realDirs, summaries[0].n, reportDir);
+  if (power) {
+    written.push({
+      id: "power",
+      table: power.table,
+      files: power.files.map((f) => f.slice(options.root.length + 1)),
+    });
+  }
   const dataNote = planned.taskFile
     ? `Data: the task file's data (${summaries[0].n} samples); task file ${
       planned.taskFile.slice(projectPath().length)
@@ -319,6 +352,12 @@ async function runBenchmark(planned: BenchmarkPlan, options: ReproduceOptions): 
         options.limit ? `; first ${options.limit} samples` : ""
       }.`
       : "No real model configured: set OPENAI_BASE_URL, MEDEVAL_MODELS (comma-separated) and MEDEVAL_JUDGE_MODEL.",
+    ...(compared
+      ? [
+        `The ${realDirs.length} real models compared on the same items (paired tests with Holm and BH adjusted ` +
+        "p-values, rank intervals, letters): comparison.md; their letters also stand in the paper tables.",
+      ]
+      : []),
   ];
   await Deno.writeTextFile(
     `${options.root}/${dirRel}/report.md`,
@@ -337,10 +376,20 @@ async function runBenchmark(planned: BenchmarkPlan, options: ReproduceOptions): 
       notes,
       tables: written,
       figures: { dir: figuresRel, names: Object.keys(figures) },
+      links: [
+        ...(compared
+          ? ["comparison.md", "comparison.csv", "comparison_models.csv", "comparison.json"].map((file) => ({
+            label: file,
+            href: `runs/${name}/${file}`,
+          }))
+          : []),
+        ...(power ? [{ label: "power.json", href: `runs/${name}/power.json` }] : []),
+      ],
     },
     summaries,
     figures: { dir: `${options.root}/${figuresRel}`, figures },
     facts,
+    ...(compared ? { letters: compared.letters } : {}),
   };
 }
 
@@ -383,20 +432,33 @@ export async function reproduce(options: ReproduceOptions): Promise<string[]> {
     const task = await getTask(path);
     plans.push(await planBenchmark(task.name, task, opts, path));
   }
+  // The metrics paper tables show each benchmark's runs by: compared too when several real models ran.
+  const paperMetrics = (benchmark: string) =>
+    papers.flatMap((p) => p.file.tables).flatMap((t) =>
+      t.compare?.benchmark === benchmark ? Object.values(t.compare.map).map((m) => m.metric) : []
+    );
   const runs: BenchmarkRun[] = [];
-  for (const plan of plans) runs.push(await runBenchmark(plan, opts));
+  for (const plan of plans) runs.push(await runBenchmark(plan, opts, paperMetrics(plan.name)));
   // One static viewer of every run reproduce made (deno task view), linked from reports/index.html.
   await writeRunsViewer(plans.flatMap((p) => p.runs.map((r) => r.plan.config.out)), `${root}/reports/view`);
   const summaries = runs.flatMap((r) => r.summaries);
   const facts: DataFacts = Object.fromEntries(runs.map((r) => [r.section.benchmark, r.facts]));
 
   const cat = await sampleCatEntry(root);
+  const letters = new Map(
+    runs.flatMap((r) => (r.letters ? [[r.section.benchmark, r.letters] as const] : [])),
+  );
   const outputs: PaperOutputs[] = [];
   for (const paper of papers) {
-    const extra: Record<string, ComparisonEntry[]> = paper.file.paper === "climedbench"
-      ? { table3: [cat] }
-      : {};
-    outputs.push(await writePaperTables(paper, root, summaries, extra));
+    // Our real models beside the paper's, with their letters where several were compared on the same items.
+    const extra: Record<string, ComparisonEntry[]> = {};
+    for (const spec of paper.file.tables) {
+      if (spec.compare) {
+        extra[spec.id] = comparisonEntries(spec.compare, summaries, letters.get(spec.compare.benchmark));
+      }
+    }
+    if (paper.file.paper === "climedbench") extra.table3 = [...(extra.table3 ?? []), cat];
+    outputs.push(await writePaperTables(paper, root, [], extra));
   }
 
   const claims = papers.flatMap((paper) => checkClaims(paper, facts));

@@ -20,6 +20,8 @@ export interface RunSection {
   tables: WrittenTable[];
   /** Figure names and directory relative to the root. */
   figures: { dir: string; names: string[] };
+  /** Further files of the benchmark (its model comparison), each a label and a path relative to reports/. */
+  links?: { label: string; href: string }[];
 }
 
 /** Everything the page shows. */
@@ -125,6 +127,13 @@ export function indexPage(content: IndexContent, formats: readonly string[]): st
     parts.push(
       `<h3>${escapeHtml(run.title)}</h3>`,
       ...run.notes.map((n) => `<p>${escapeHtml(n)}</p>`),
+      ...(run.links?.length
+        ? [
+          `<p class="links">${
+            run.links.map((l) => `<a href="${escapeHtml(l.href)}">${escapeHtml(l.label)}</a>`).join(" · ")
+          }</p>`,
+        ]
+        : []),
       ...run.tables.map(tableBlock),
       ...run.figures.names.map((name) => figureBlock(run.figures.dir, name, formats)),
     );

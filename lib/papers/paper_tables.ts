@@ -15,30 +15,58 @@ export interface ComparisonEntry {
   label: string;
   /** Values by paper column (or row) key, formatted with CI and n. */
   values: Record<string, string>;
+  /** Footnotes the entry adds to the table (each once), e.g. what its letters mean. */
+  notes?: string[];
+}
+
+/**
+ * Returns the compact letters of one of our models in one paper cell — the metric it reads, overall or in one
+ * group of a field — among our models compared on the same items (`deno task compare`), or `undefined`.
+ */
+export type CellLetters = (
+  cell: { metric: string; field?: string; group?: string },
+  model: string,
+) => string | undefined;
+
+/** The footnote of a table whose medeval values carry letters. */
+export function lettersNote(benchmark: string): string {
+  return "Letters after a medeval value: in the same column (row, where models are columns) our models that " +
+    "share a letter are not significantly different (paired McNemar or Wilcoxon tests on the same items, " +
+    `Holm-adjusted p > 0.05; reports/runs/${benchmark}/comparison.md); the paper's models are not tested.`;
 }
 
 /**
  * Returns one entry per real-model summary of `spec.benchmark` (offline baselines are not models and stay in the
- * benchmark's own tables), mapping each paper key to the metric it corresponds to.
+ * benchmark's own tables), mapping each paper key to the metric it corresponds to. With `letters`, each value
+ * our comparison of the models covers ends with the model's letters, and the entry carries their footnote.
  */
-export function comparisonEntries(spec: CompareSpec, summaries: readonly Summary[]): ComparisonEntry[] {
+export function comparisonEntries(
+  spec: CompareSpec,
+  summaries: readonly Summary[],
+  letters?: CellLetters,
+): ComparisonEntry[] {
   const runs = summaries.filter((s) => s.benchmark === spec.benchmark && !s.offline);
-  if (!spec.rowsPerModel) return runs.map((summary) => comparisonEntry(spec, summary));
+  if (!spec.rowsPerModel) return runs.map((summary) => comparisonEntry(spec, summary, undefined, letters));
   return runs.flatMap((summary) =>
     spec.rowsPerModel!.map((row) => {
-      const entry = comparisonEntry(spec, summary, { field: row.field, group: row.group });
-      return { label: `${entry.label} · ${row.label}`, values: { ...row.cells, ...entry.values } };
+      const entry = comparisonEntry(spec, summary, { field: row.field, group: row.group }, letters);
+      return { ...entry, label: `${entry.label} · ${row.label}`, values: { ...row.cells, ...entry.values } };
     })
   );
 }
 
-/** Returns one run as a paper model; `within` reads every mapped metric in one group instead. */
+/**
+ * Returns one run as a paper model; `within` reads every mapped metric in one group instead; `letters` adds
+ * the model's letters to the values that have them.
+ */
 function comparisonEntry(
   spec: CompareSpec,
   summary: Summary,
   within?: { field: string; group: string },
+  letters?: CellLetters,
 ): ComparisonEntry {
   const values: Record<string, string> = {};
+  let lettered = false;
   for (const [key, mapped] of Object.entries(spec.map)) {
     const target = within ? { ...mapped, ...within } : mapped;
     const estimate = target.field && target.group !== undefined
@@ -51,10 +79,16 @@ function comparisonEntry(
       ci95: estimate.ci95 &&
         [estimate.ci95[0] * spec.scale, estimate.ci95[1] * spec.scale] as [number, number],
     };
-    values[key] = `${formatEstimate(scaled, false, spec.digits)} (n=${estimate.n})`;
+    const mark = letters?.(target, summary.model);
+    if (mark) lettered = true;
+    values[key] = `${formatEstimate(scaled, false, spec.digits)} (n=${estimate.n})${mark ? ` ${mark}` : ""}`;
   }
   const condition = summary.condition === "default" ? "" : `, ${summary.condition}`;
-  return { label: `${summary.model} (medeval${condition})`, values };
+  return {
+    label: `${summary.model} (medeval${condition})`,
+    values,
+    ...(lettered ? { notes: [lettersNote(spec.benchmark)] } : {}),
+  };
 }
 
 function columnHeader(column: PaperTable["columns"][number], unit?: string): string {
@@ -107,6 +141,7 @@ export function paperTable(paper: Paper, table: PaperTable, entries: readonly Co
       "Rows/columns marked medeval are this toolkit's runs: value [95% CI] (n); the paper's values are as printed.",
     );
   }
+  for (const note of entries.flatMap((e) => e.notes ?? [])) if (!notes.includes(note)) notes.push(note);
   return {
     title: `${paper.file.short} — ${table.label}: ${table.title}`,
     columns,
