@@ -294,3 +294,41 @@ Deno.test("irt subset: prints a summary with the rank agreement and where the pe
     assertEquals(table.length, 121);
   });
 });
+
+Deno.test("irt fit --accel: none is plain EM (more E-steps, the same optimum); a bad value is one line", async () => {
+  await withDir(async (dir) => {
+    const data = simulateResponses(
+      simulateItems(8, "2pl", "cli-accel"),
+      simulateAbilities(400, "cli-accel"),
+      "x",
+    );
+    await Deno.writeTextFile(`${dir}/wide.csv`, wideCsv(data));
+    const fit = async (accel: string) => {
+      const args = ["irt", "fit", "--responses", `${dir}/wide.csv`, "--model", "2pl", "--accel", accel];
+      const run = await runCli([...args, "--out", `${dir}/${accel}`, "--no-render"]);
+      assertEquals(run.code, 0, run.stderr);
+      return JSON.parse(await Deno.readTextFile(`${dir}/${accel}/fit.json`));
+    };
+    const [fast, plain] = [await fit("squarem"), await fit("none")];
+    assertEquals([fast.acceleration, plain.acceleration], ["squarem", "none"]);
+    assert(fast.e_steps < plain.e_steps, `${fast.e_steps} vs ${plain.e_steps}`);
+    assert(
+      Math.abs(fast.logLik - plain.logLik) < 1e-5,
+      JSON.stringify([fast, plain]).slice(0, 300),
+    );
+    const bad = await runCli([
+      "irt",
+      "fit",
+      "--responses",
+      `${dir}/wide.csv`,
+      "--model",
+      "2pl",
+      "--accel",
+      "fast",
+      "--out",
+      `${dir}/b`,
+    ]);
+    assertEquals(bad.code, 2);
+    assertEquals(bad.stderr.trim(), 'error: --accel expects squarem or none, got "fast"');
+  });
+});

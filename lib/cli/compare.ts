@@ -6,6 +6,7 @@
  * per-sample rows are read back as `eval` computed them, by lib/pipeline/notebook_source.ts).
  * @module
  */
+import { readTextStrict } from "../core/text_file.ts";
 import { compareModels, type Comparison } from "../compare/analyze.ts";
 import { compareSet, type FinishedRun } from "../compare/entries.ts";
 import { comparisonFigures } from "../compare/figure.ts";
@@ -60,7 +61,7 @@ export const COMPARE_SPEC = {
 async function summaryBenchmark(dir: string): Promise<string> {
   for (const file of ["summaries.json", "summary.json"]) {
     try {
-      const json = JSON.parse(await Deno.readTextFile(`${dir}/${file}`));
+      const json = JSON.parse(await readTextStrict(`${dir}/${file}`));
       const benchmark = (Array.isArray(json) ? json[0] : json)?.benchmark;
       if (typeof benchmark === "string") return benchmark;
     } catch {

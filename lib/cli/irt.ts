@@ -11,7 +11,13 @@ import { csvText } from "../core/csv.ts";
 import type { Table } from "../core/report_spec.ts";
 import { calibrate, MINIMUM_EXAMINEES } from "../irt/calibrate.ts";
 import { type CatOptions, heldOutAccuracy, simulateCat } from "../irt/cat.ts";
-import { type CycleProgress, DEFAULT_MAX_CYCLES, DEFAULT_MAX_SECONDS } from "../irt/fit.ts";
+import {
+  type Acceleration,
+  ACCELERATIONS,
+  type CycleProgress,
+  DEFAULT_MAX_CYCLES,
+  DEFAULT_MAX_SECONDS,
+} from "../irt/fit.ts";
 import { fitFile } from "../irt/fit_file.ts";
 import { responsesFromRuns } from "../irt/from_runs.ts";
 import { type ItemBank, type Parameterization, PARAMETERIZATIONS, readItemBank } from "../irt/item_bank.ts";
@@ -128,6 +134,12 @@ const FIT_SPEC = {
     "max-seconds": {
       help: `stop the EM after S seconds of wall time (default ${DEFAULT_MAX_SECONDS}); the fit says so`,
       value: "S",
+    },
+    accel: {
+      help:
+        "EM acceleration: squarem (default; the log posterior never falls) or none (plain EM); both reach " +
+        "the same optimum",
+      value: "squarem|none",
     },
     "no-render": NO_RENDER,
   },
@@ -366,6 +378,10 @@ async function fitCommand(values: FitValues, positionals: string[]): Promise<num
   const nodes = number("nodes", values.nodes, (n) => integer(61)(n) && n <= 401, "an integer 61..401");
   const maxIterations = number("max-cycles", values["max-cycles"], integer(1), "an integer >= 1");
   const maxSeconds = number("max-seconds", values["max-seconds"], (n) => n > 0, "a number of seconds > 0");
+  const accel = values.accel;
+  if (accel !== undefined && !ACCELERATIONS.includes(accel as Acceleration)) {
+    throw new ConfigError(`--accel expects ${ACCELERATIONS.join(" or ")}, got "${accel}"`);
+  }
   const { data, source, name, read, warnings } = await loadResponses(
     values,
     runDirs(values.runs, positionals),
@@ -382,6 +398,7 @@ async function fitCommand(values: FitValues, positionals: string[]): Promise<num
       ability: values.ability as "eap" | "map" | undefined,
       maxIterations,
       maxSeconds,
+      acceleration: accel as Acceleration | undefined,
       onCycle: progress?.onCycle,
       source: name,
     });

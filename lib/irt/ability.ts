@@ -116,11 +116,43 @@ export function abilities(
 ): Ability[] {
   const quadrature = normalGrid(DEFAULT_NODES);
   const columns = data.items.map((id) => items.get(id));
+  if (method === "eap") return eapAbilities(data, columns, quadrature);
   return data.values.map((row) => {
     const answers: Answer[] = [];
     for (const [i, v] of row.entries()) {
       if (v !== null && columns[i]) answers.push({ item: columns[i]!, correct: v });
     }
-    return method === "eap" ? eapAbility(answers, quadrature) : mapAbility(answers);
+    return mapAbility(answers);
+  });
+}
+
+/**
+ * EAP abilities of every examinee, each item's log-likelihood at the nodes computed once (by
+ * {@linkcode addAnswer}, so each examinee's sum is the one {@linkcode eapAbility} forms).
+ */
+function eapAbilities(
+  data: Responses,
+  columns: readonly (ItemParams | undefined)[],
+  quadrature: Quadrature,
+): Ability[] {
+  const K = quadrature.nodes.length;
+  const tables = columns.map((item) => {
+    if (!item) return null;
+    const right = new Float64Array(K);
+    const wrong = new Float64Array(K);
+    addAnswer(right, quadrature.nodes, { item, correct: 1 });
+    addAnswer(wrong, quadrature.nodes, { item, correct: 0 });
+    return { right, wrong };
+  });
+  return data.values.map((row) => {
+    const logLik = new Float64Array(K);
+    for (let i = 0; i < row.length; i++) {
+      const v = row[i];
+      const table = tables[i];
+      if (v === null || !table) continue;
+      const values = v ? table.right : table.wrong;
+      for (let k = 0; k < K; k++) logLik[k] += values[k];
+    }
+    return eapFromLogLik(logLik, quadrature);
   });
 }

@@ -78,12 +78,15 @@ export function itemFit(
   // Q1 groups examinees by estimated θ, which needs tests long enough for θ to be reliable.
   const lengths = data.values.map((row) => row.filter((v) => v !== null).length).sort((x, y) => x - y);
   const reliable = (lengths[Math.floor(lengths.length / 2)] ?? 0) >= MINIMUM_TEST_LENGTH;
+  // Examinees in order of θ (stable: ties keep their order), for Q1's groups; sorted once for every item.
+  const byTheta = thetas.map((_, p) => p).sort((x, y) => thetas[x] - thetas[y]);
+  const probs = new Float64Array(data.persons.length);
   return data.items.map((id, i) => {
-    let squared = 0, variance = 0, standardised = 0, weight = 0;
-    const answered: { theta: number; x: number; p: number; w: number }[] = [];
+    let squared = 0, variance = 0, standardised = 0, weight = 0, last = -1;
     for (let p = 0; p < data.persons.length; p++) {
       const x = data.values[p][i];
       const w = data.weights[p];
+      probs[p] = NaN;
       if (x === null || w === 0) continue;
       const prob = probability(items[i], thetas[p]);
       const v = prob * (1 - prob);
@@ -91,7 +94,7 @@ export function itemFit(
       variance += w * v;
       standardised += v > 0 ? (w * (x - prob) ** 2) / v : 0;
       weight += w;
-      answered.push({ theta: thetas[p], x, p: prob, w });
+      probs[p] = prob;
     }
     const result: ItemFit = {
       item: id,
@@ -102,14 +105,16 @@ export function itemFit(
       p: null,
     };
     if (weight < minimum || !reliable) return result;
-    answered.sort((a, b) => a.theta - b.theta);
+    for (const p of byTheta) if (!Number.isNaN(probs[p])) last = p;
     let q1 = 0, used = 0, cumulative = 0, group = { n: 0, observed: 0, expected: 0 };
-    for (const row of answered) {
-      group.n += row.w;
-      group.observed += row.w * row.x;
-      group.expected += row.w * row.p;
-      cumulative += row.w;
-      if (cumulative >= ((used + 1) * weight) / groups - 1e-9 || row === answered.at(-1)) {
+    for (const p of byTheta) {
+      if (Number.isNaN(probs[p])) continue;
+      const w = data.weights[p];
+      group.n += w;
+      group.observed += w * data.values[p][i]!;
+      group.expected += w * probs[p];
+      cumulative += w;
+      if (cumulative >= ((used + 1) * weight) / groups - 1e-9 || p === last) {
         const e = group.expected / group.n;
         q1 += (group.n * (group.observed / group.n - e) ** 2) / (e * (1 - e));
         used++;

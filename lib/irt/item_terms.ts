@@ -1,7 +1,8 @@
 /**
  * One item's part of the expected complete-data log-likelihood (the EM "Q function"), given the expected counts
  * at each quadrature node: its value, gradient, Fisher (expected) information and exact Hessian in the
- * slope–intercept–logit parameters (a, d, γ), with c = logistic(γ). Shared by the M-step and the standard errors.
+ * slope–intercept–logit parameters (a, d, γ), with c = logistic(γ). Used by the standard errors and the fit's
+ * final gradient; the M-step has its own allocation-free pass ({@link ./item_newton.ts}).
  * @module
  */
 import { logistic, softplus } from "./model.ts";
@@ -47,10 +48,22 @@ export function guessingPrior(g: number, guessing: NonNullable<Priors["guessing"
   const { alpha, beta } = guessing;
   const c = logistic(g);
   return {
-    value: (alpha - 1) * -softplus(-g) + (beta - 1) * -softplus(g) - logBeta(alpha, beta),
+    value: (alpha - 1) * -softplus(-g) + (beta - 1) * -softplus(g) - cachedLogBeta(alpha, beta),
     gradient: (alpha - 1) * (1 - c) - (beta - 1) * c,
     curvature: -(alpha + beta - 2) * c * (1 - c),
   };
+}
+
+/** The last (α, β) whose log B was asked for, and that value (the M-step asks for the same one every time). */
+const lastLogBeta = { alpha: NaN, beta: NaN, value: NaN };
+
+function cachedLogBeta(alpha: number, beta: number): number {
+  if (alpha !== lastLogBeta.alpha || beta !== lastLogBeta.beta) {
+    lastLogBeta.value = logBeta(alpha, beta);
+    lastLogBeta.alpha = alpha;
+    lastLogBeta.beta = beta;
+  }
+  return lastLogBeta.value;
 }
 
 /** Value, gradient and curvature of one item's expected log-likelihood over (a, d, γ) (γ unused without guessing). */
@@ -166,32 +179,6 @@ export function itemTerms(
     fisher[8] += Math.max(0, -term.curvature);
   }
   return { value: value + prior, gradient, fisher, negHessian, prior };
-}
-
-/** One item's expected log-likelihood plus log prior alone (what a line search compares), without derivatives. */
-export function itemValue(
-  a: number,
-  d: number,
-  g: number,
-  guessing: boolean,
-  item: ItemCounts,
-  priors: Priors,
-): number {
-  const { nodes, n, r, offset } = item;
-  const c = guessing ? logistic(g) : 0;
-  const logOneMinusC = guessing ? -softplus(g) : 0;
-  let value = 0;
-  for (let k = 0; k < nodes.length; k++) {
-    const nk = n[offset + k];
-    if (nk === 0) continue;
-    const rk = r[offset + k];
-    const z = a * nodes[k] + d;
-    const logP = guessing ? Math.log(c + (1 - c) * logistic(z)) : -softplus(-z);
-    value += rk * logP + (nk - rk) * (logOneMinusC - softplus(z));
-  }
-  if (priors.slope) value += slopePrior(a, priors.slope).value;
-  if (guessing && priors.guessing) value += guessingPrior(g, priors.guessing).value;
-  return value;
 }
 
 /** log Γ(x) for x > 0 (Lanczos approximation, g = 7, nine terms; relative error below 1e-13). */

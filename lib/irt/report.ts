@@ -81,12 +81,13 @@ export function itemsTable(fit: FitFile): Table {
       ]),
     ],
     notes: [
-      `marginal ${usesPriors(fit) ? "MAP" : "ML"} by Bock–Aitkin EM, ` +
+      `marginal ${usesPriors(fit) ? "MAP" : "ML"} by Bock–Aitkin EM` +
+      `${fit.acceleration === "squarem" ? " (SQUAREM-accelerated)" : ""}, ` +
       `${fit.quadrature_nodes ?? 61} quadrature nodes; logLik ${fit.logLik.toFixed(3)}; ` +
       `${
         fit.converged ? "converged" : `NOT converged (stopped by ${fit.stopped_by ?? "the cycle cap"})`
       } after ` +
-      `${fit.iterations} cycles`,
+      `${fit.iterations} cycles${fit.e_steps === undefined ? "" : ` (${fit.e_steps} E-steps)`}`,
       `standard errors: ${fit.se_method ?? "louis"} observed information; b by the delta method` +
       (guessing ? "" : "; c = 0 (fixed)"),
       "infit/outfit: mean squares at the EAP abilities (1 under the model; biased low when tests are short); " +
@@ -163,10 +164,11 @@ export function informationFigure(
   title: string,
 ): FigureSpec {
   const info = THETAS.map((t) => testInformation(items, t));
-  const top = [...items].sort((x, y) =>
-    Math.max(...THETAS.map((t) => itemInformation(y, t))) -
-    Math.max(...THETAS.map((t) => itemInformation(x, t)))
-  ).slice(0, 5);
+  // Each item's peak information over the grid, computed once (not once per comparison of the sort).
+  const peaks = new Map(
+    items.map((item) => [item, Math.max(...THETAS.map((t) => itemInformation(item, t)))]),
+  );
+  const top = [...items].sort((x, y) => peaks.get(y)! - peaks.get(x)!).slice(0, 5);
   return {
     data: [
       { type: "scatter", mode: "lines", name: "test information", x: THETAS, y: info, line: { width: 3 } },

@@ -150,28 +150,73 @@ export function standardErrors(
     for (let u = 0; u < local; u++) for (let v = 0; v < local; v++) block[u * local + v] = h[u * 3 + v];
     blocks.push(block);
   }
-  const local3 = new Float64Array(3);
-  const mean = new Float64Array(3);
-  const outer = new Float64Array(9);
-  for (let p = 0; p < data.persons; p++) {
-    const w = data.weights[p];
-    for (let e = data.start[p]; e < data.start[p + 1]; e++) {
-      const i = data.item[e];
-      mean.fill(0);
-      outer.fill(0);
-      for (let k = 0; k < K; k++) {
-        const post = posterior[p * K + k];
-        if (post < 1e-300) continue;
-        score(i, data.correct[e], k, local3, 0);
-        for (let u = 0; u < local; u++) {
-          mean[u] += post * local3[u];
-          for (let v = 0; v < local; v++) outer[u * 3 + v] += post * local3[u] * local3[v];
-        }
-      }
+  // Σ_p w_p·E[S Sᵀ | x_p] over the examinees answering item i is, node by node, the E-step's counts times the
+  // scores' outer products (right answers r_ik, wrong ones n_ik − r_ik); only E[S]E[S]ᵀ needs each posterior.
+  const right = new Float64Array(3);
+  const wrong = new Float64Array(3);
+  for (let i = 0; i < data.items; i++) {
+    for (let k = 0; k < K; k++) {
+      const nk = final.n[i * K + k];
+      if (nk === 0) continue;
+      const rk = final.r[i * K + k];
+      score(i, 1, k, right, 0);
+      score(i, 0, k, wrong, 0);
       for (let u = 0; u < local; u++) {
         for (let v = 0; v < local; v++) {
-          blocks[i][u * local + v] -= w * (outer[u * 3 + v] - mean[u] * mean[v]);
+          blocks[i][u * local + v] -= rk * right[u] * right[v] + (nk - rk) * wrong[u] * wrong[v];
         }
+      }
+    }
+  }
+  // The scores of z (a = θ·z, d = z) and of γ at each item and node, for a right and a wrong answer.
+  const zRight = new Float64Array(data.items * K);
+  const zWrong = new Float64Array(data.items * K);
+  const gRight = new Float64Array(data.items * K);
+  for (let i = 0; i < data.items; i++) {
+    const c = cOf[i];
+    for (let k = 0; k < K; k++) {
+      const si = s[i * K + k];
+      zRight[i * K + k] = ((1 - c) * si * (1 - si)) / prob[i * K + k];
+      zWrong[i * K + k] = -si;
+      gRight[i * K + k] = (c * (1 - c) * (1 - si)) / prob[i * K + k];
+    }
+  }
+  for (let p = 0; p < data.persons; p++) {
+    const w = data.weights[p];
+    if (w === 0) continue;
+    // The nodes that hold the examinee's posterior.
+    let low = K, high = 0, mass = 0;
+    for (let k = 0; k < K; k++) {
+      if (posterior[p * K + k] < 1e-300) continue;
+      if (k < low) low = k;
+      high = k + 1;
+      mass += posterior[p * K + k];
+    }
+    for (let e = data.start[p]; e < data.start[p + 1]; e++) {
+      const i = data.item[e];
+      const z = data.correct[e] ? zRight : zWrong;
+      let meanA = 0, meanD = 0, meanG = 0;
+      for (let k = low; k < high; k++) {
+        const weight = posterior[p * K + k] * z[i * K + k];
+        meanA += weight * nodes[k];
+        meanD += weight;
+      }
+      if (guessing) {
+        if (data.correct[e]) {
+          for (let k = low; k < high; k++) meanG += posterior[p * K + k] * gRight[i * K + k];
+        } else meanG = -cOf[i] * mass;
+      }
+      const block = blocks[i];
+      block[0] += w * meanA * meanA;
+      block[1] += w * meanA * meanD;
+      block[local] += w * meanD * meanA;
+      block[local + 1] += w * meanD * meanD;
+      if (guessing) {
+        block[2] += w * meanA * meanG;
+        block[5] += w * meanD * meanG;
+        block[6] += w * meanG * meanA;
+        block[7] += w * meanG * meanD;
+        block[8] += w * meanG * meanG;
       }
     }
   }

@@ -5,6 +5,7 @@
  * loaded when first needed, the search worker and plotly.js.
  * @module
  */
+import { readTextStrict } from "../core/text_file.ts";
 import { resolve } from "node:path";
 import { ConfigError } from "../core/errors.ts";
 import { projectPath } from "../core/fs.ts";
@@ -74,12 +75,12 @@ export async function writeApp(out: string, writer: ChunkWriter): Promise<void> 
   const worker = await Deno.makeTempFile({ suffix: ".js" });
   try {
     await bundleScript("search_worker.js", worker);
-    await writer.compressedScript("vendor/search-worker", await Deno.readTextFile(worker));
+    await writer.compressedScript("vendor/search-worker", await readTextStrict(worker));
   } finally {
     await Deno.remove(worker);
   }
   await writer.compressedScript(
     "vendor/plotly",
-    await Deno.readTextFile(projectPath("node_modules/plotly.js-dist/plotly.js")),
+    await readTextStrict(projectPath("node_modules/plotly.js-dist/plotly.js")),
   );
 }

@@ -25,6 +25,8 @@ import type { ChunkWriter } from "./chunk_writer.ts";
 import { isHumanScorer, sampleOutcome } from "./sample_outcome.ts";
 import { compareCodePoints, recordsBySample } from "./sample_streams.ts";
 
+/** Verdict fields a judged run shows as table columns at most (the others stay on the sample page). */
+const MAX_VERDICT_FIELDS = 8;
 /** What {@linkcode writeRunChunks} needs besides the store. */
 export interface RunChunkOptions {
   /** Run key (chunk names start with it). */
@@ -219,7 +221,7 @@ export async function writeRunChunks(
   const metrics = options.rows?.metrics ?? [];
   const columns = new Map(options.conditions.map((c) => [c, emptyConditionColumns(rows, metrics)]));
   const verdicts = new Map(options.conditions.map((c) => [c, new Map<string, CodedColumnBuilder>()]));
-  const maxVerdictFields = options.maxVerdictFields ?? 8;
+  const maxVerdictFields = options.maxVerdictFields ?? MAX_VERDICT_FIELDS;
   let primaryScorer = options.primaryScorer;
 
   let written = 0;

@@ -4,6 +4,7 @@
  * the same figures with the same plotly.js.
  * @module
  */
+import { readTextStrict } from "../core/text_file.ts";
 import { pathExists } from "../core/fs.ts";
 
 /** A figure read from a run directory. */
@@ -44,7 +45,7 @@ export async function readRunFigures(dir: string): Promise<RunFigure[]> {
   }
   const figures: RunFigure[] = [];
   for (const name of names.sort()) {
-    const html = await Deno.readTextFile(`${folder}/${name}.html`);
+    const html = await readTextStrict(`${folder}/${name}.html`);
     const spec = figureSpecOf(html);
     if (spec) figures.push({ name, spec, size: figureSizeOf(html) });
   }

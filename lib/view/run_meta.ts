@@ -5,6 +5,7 @@
  * metrics and groups are displayed.
  * @module
  */
+import { readTextStrict } from "../core/text_file.ts";
 import { InputError } from "../core/errors.ts";
 import { pathExists } from "../core/fs.ts";
 import type { GroupDisplay, MetricDisplay } from "../core/report_spec.ts";
@@ -15,13 +16,13 @@ import type { RunIdentity, UsageTotals } from "./bundle_format.ts";
 export async function readSummaries(dir: string): Promise<Summary[]> {
   const all = `${dir}/summaries.json`;
   if (await pathExists(all)) {
-    const parsed = JSON.parse(await Deno.readTextFile(all));
+    const parsed = JSON.parse(await readTextStrict(all));
     if (!Array.isArray(parsed)) throw new InputError({ file: all }, "expected an array of summaries");
     return parsed.map((s, i) => checkedSummary(s, all, `summary ${i + 1}`));
   }
   const one = `${dir}/summary.json`;
   if (!(await pathExists(one))) return [];
-  const summaries = [checkedSummary(JSON.parse(await Deno.readTextFile(one)), one)];
+  const summaries = [checkedSummary(JSON.parse(await readTextStrict(one)), one)];
   if (await pathExists(`${dir}/conditions`)) {
     const names: string[] = [];
     for await (const entry of Deno.readDir(`${dir}/conditions`)) {
@@ -30,7 +31,7 @@ export async function readSummaries(dir: string): Promise<Summary[]> {
     for (const name of names.sort()) {
       const path = `${dir}/conditions/${name}/summary.json`;
       if (await pathExists(path)) {
-        summaries.push(checkedSummary(JSON.parse(await Deno.readTextFile(path)), path));
+        summaries.push(checkedSummary(JSON.parse(await readTextStrict(path)), path));
       }
     }
   }

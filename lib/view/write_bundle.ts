@@ -5,6 +5,7 @@
  * identities, figures and the paired comparisons go into `data/meta.js`, the one file read first.
  * @module
  */
+import { readTextStrict } from "../core/text_file.ts";
 import { ConfigError, InputError } from "../core/errors.ts";
 import { pathExists } from "../core/fs.ts";
 import type { GroupDisplay, MetricDisplay } from "../core/report_spec.ts";
@@ -82,7 +83,7 @@ async function prepareOut(out: string): Promise<void> {
   const entries: string[] = [];
   for await (const entry of Deno.readDir(out)) entries.push(entry.name);
   if (entries.length === 0) return;
-  const index = entries.includes("index.html") ? await Deno.readTextFile(`${out}/index.html`) : "";
+  const index = entries.includes("index.html") ? await readTextStrict(`${out}/index.html`) : "";
   if (!index.includes(`<title>${VIEWER_TITLE}</title>`)) {
     throw new ConfigError(
       `--out ${out} holds other files (no earlier viewer there): choose a new or empty folder`,
