@@ -132,6 +132,43 @@ function clusteredSample(sim: ReturnType<typeof simulator>, clusters: number) {
   return { values, ids };
 }
 
+/**
+ * Returns judge-scored items in 100 clusters of 1–4 items: an item's true score is 3 + cluster effect
+ * (variance 0.3) + item effect (variance 0.7), so ICC 0.3 between the items of a cluster; each item is scored
+ * 3 times, each score its true score plus the judge's noise (standard deviation 1, so a quarter of the
+ * variance of an item's mean of 3). The truth is 3.
+ */
+function clusteredJudgedSample(sim: ReturnType<typeof simulator>) {
+  const repeats: number[][] = [], ids: number[] = [];
+  for (let c = 0; c < 100; c++) {
+    const effect = Math.sqrt(0.3) * sim.normal();
+    const size = sim.integer(1, 4);
+    for (let j = 0; j < size; j++) {
+      const score = 3 + effect + Math.sqrt(0.7) * sim.normal();
+      repeats.push([score + sim.normal(), score + sim.normal(), score + sim.normal()]);
+      ids.push(c);
+    }
+  }
+  return { repeats, ids };
+}
+
+Deno.test("a clustered judged mean, 100 clusters of 1–4 items, ICC 0.3, 3 noisy judge repeats: clusters then repeats covers 94–96%", () => {
+  const sim = simulator("clustered judged mean");
+  const averagedFirst: ([number, number] | null)[] = [];
+  coverage("clustered judged mean (clusters, judge repeats)", 3, (run) => {
+    const { repeats, ids } = clusteredJudgedSample(sim);
+    const seed = `clustered judged:${run}`;
+    const data: MetricData = { kind: "judged mean", repeats, clusters: ids, clusterName: "conversations" };
+    const chosen = chooseInterval(data, { seed });
+    assert(chosen.method === "cluster bootstrap (conversations, judge repeats)" && chosen.clusters === 100);
+    const averaged = repeats.map((r) => (r[0] + r[1] + r[2]) / 3);
+    averagedFirst.push(chooseInterval({ kind: "mean", values: averaged, clusters: ids }, { seed }).ci95);
+    return chosen.ci95;
+  });
+  // For comparison: the cluster bootstrap of the judge-averaged scores (what summaries used before).
+  coverage("clustered judged mean (repeats averaged first)", 3, (run) => averagedFirst[run]);
+});
+
 for (const clusters of [100, 20]) {
   Deno.test(`a clustered mean, ICC 0.3, ${clusters} clusters of 2–6: the cluster bootstrap covers 94–96%`, () => {
     const sim = simulator(`clustered ${clusters}`);

@@ -1,8 +1,8 @@
 /**
  * Intervals that fit the design: every summary chooses each metric's interval from what the metric is
  * (`chooseInterval`) — Wilson or Clopper–Pearson for declared rates, the cluster bootstrap over the task's
- * clusters, the two-level bootstrap for judge scores run several times — records it in `summary.intervals`, and
- * every table's footnote names it with its n.
+ * clusters, the two-level bootstrap for judge scores run several times (clusters, then judge repeats, when they
+ * are clustered) — records it in `summary.intervals`, and every table's footnote names it with its n.
  */
 import { assert, assertEquals, assertRejects, assertStringIncludes } from "@std/assert";
 import {
@@ -124,6 +124,27 @@ Deno.test("a rate of 0% or 100% has an interval wider than the point, clustered 
   assertEquals(core.design.intervals.u.method, "Clopper–Pearson over cases");
   assertEquals(core.design.intervals.u.clusters, 4);
   assertEquals(core.design.clustered_by, names);
+});
+
+Deno.test("chooseInterval itself gives a clustered rate of 100% an interval wider than the point, counting each cluster once", () => {
+  const values = Array(12).fill(1);
+  const clusters = values.map((_, i) => `case${i % 4}`);
+  const chosen = chooseInterval({ kind: "proportion", values, clusters, clusterName: "cases" }, {
+    seed: "t",
+  });
+  assertEquals(chosen, {
+    value: 1,
+    ci95: clopperPearsonInterval(4, 4),
+    n: 12,
+    method: "Clopper–Pearson over cases",
+    clusters: 4,
+  });
+  assert(chosen.ci95![0] < 0.5, `${chosen.ci95}`);
+  // Any rate between 0% and 100% resamples the clusters.
+  const mixed = chooseInterval({ kind: "proportion", values: [0, ...values.slice(1)], clusters }, {
+    seed: "t",
+  });
+  assertEquals(mixed.method, "cluster bootstrap (clusters)");
 });
 
 Deno.test("a group in which no two rows share a cluster gets the unclustered rule; the others resample clusters", () => {
@@ -281,26 +302,34 @@ Deno.test("an LLMEval-Med run on the shipped sample: summary.json and every tabl
   }
 });
 
-Deno.test("judge repeats: a noisy judge's runs widen mean_score's interval over the one of repeats averaged first", async () => {
-  // 40 one-round questions (no clusters), judged 3 times by the scripted judge, whose score varies by run.
-  const dir = await Deno.makeTempDir({ prefix: "medeval-design-" });
+/** One LLMEval-Med question of the scripted-judge runs: conversation `group`, round `round`. */
+interface ScriptedQuestion {
+  problem: string;
+  group: number;
+  round: number;
+}
+
+/**
+ * Runs LLMEval-Med on `questions` (category MK) against the fake server with the scripted judge, 3 judge runs,
+ * in `dir`; returns the run's summary and the overview table.
+ */
+async function runScriptedJudge(
+  dir: string,
+  questions: readonly ScriptedQuestion[],
+): Promise<{ summary: Summary; overview: string }> {
   const server = await startFakeServer({ reply: scriptedReply });
   Deno.env.set("MEDEVAL_DESIGN_KEY", "sk-test-design");
   try {
-    const questions = Array.from(
-      { length: 40 },
-      (_, i) => `Question ${i + 1}: what helps with symptom ${i}?`,
-    );
     await Deno.writeTextFile(
       `${dir}/data.jsonl`,
-      questions.map((problem, i) =>
+      questions.map((q) =>
         JSON.stringify({
           category: "MK",
           category1: "x",
           category2: "y",
-          round: 1,
-          problem,
-          groupCode: i,
+          round: q.round,
+          problem: q.problem,
+          groupCode: q.group,
           sanswer: "rest",
         })
       ).join("\n") + "\n",
@@ -321,11 +350,40 @@ Deno.test("judge repeats: a noisy judge's runs widen mean_score's interval over 
       renderFigures: false,
     });
     assertEquals(result.failures, 0);
-    const summary = SummarySchema.parse(JSON.parse(await Deno.readTextFile(`${dir}/run/summary.json`)));
-    // Each question's valid scores over the 3 runs, from the script.
-    const repeats = questions
-      .map((q) => [1, 2, 3].map((run) => plannedScore(questionTag(q), run)).filter((s) => s !== null))
-      .filter((scores) => scores.length > 0);
+    return {
+      summary: SummarySchema.parse(JSON.parse(await Deno.readTextFile(`${dir}/run/summary.json`))),
+      overview: await Deno.readTextFile(`${dir}/run/tables/overview.md`),
+    };
+  } finally {
+    await server.close();
+    Deno.env.delete("MEDEVAL_DESIGN_KEY");
+  }
+}
+
+/**
+ * Returns a question's judge repeats as the summary has them, from the script: its valid scores over the 3
+ * runs when two or more, else its one score; `null` when the judge never gave one.
+ */
+function scriptedRepeats(problem: string): number[] | null {
+  const valid = [1, 2, 3].map((run) => plannedScore(questionTag(problem), run)).filter((s) => s !== null);
+  return valid.length ? valid : null;
+}
+
+/** Returns the mean of `values`. */
+function meanOf(values: readonly number[]): number {
+  return values.reduce((a, b) => a + b, 0) / values.length;
+}
+
+Deno.test("judge repeats: a noisy judge's runs widen mean_score's interval over the one of repeats averaged first", async () => {
+  // 40 one-round questions (no clusters), judged 3 times by the scripted judge, whose score varies by run.
+  const dir = await Deno.makeTempDir({ prefix: "medeval-design-" });
+  try {
+    const questions = Array.from(
+      { length: 40 },
+      (_, i) => ({ problem: `Question ${i + 1}: what helps with symptom ${i}?`, group: i, round: 1 }),
+    );
+    const { summary, overview } = await runScriptedJudge(dir, questions);
+    const repeats = questions.map((q) => scriptedRepeats(q.problem)).filter((r) => r !== null);
     assert(repeats.some((r) => new Set(r).size > 1), "the judge varies by run");
     const seed = "llmeval-med:default:all:mean_score";
     const twoLevel = chooseInterval({ kind: "judged mean", repeats }, { seed });
@@ -337,20 +395,81 @@ Deno.test("judge repeats: a noisy judge's runs widen mean_score's interval over 
       repeats: 3,
     });
     assertEquals(summary.clustered_by, undefined);
-    const averaged = bootstrapMean(repeats.map((r) => r.reduce((a, b) => a + b, 0) / r.length), { seed });
+    const averaged = bootstrapMean(repeats.map(meanOf), { seed });
     assert(
       width(twoLevel.ci95) > 1.2 * width(averaged.ci95),
       `two-level ${twoLevel.ci95} vs averaged ${averaged.ci95}`,
     );
-    const overview = await Deno.readTextFile(`${dir}/run/tables/overview.md`);
     assertStringIncludes(
       overview,
       `two-level bootstrap (items, 3 judge repeats) for mean_score (n = ${repeats.length})`,
     );
     assertStringIncludes(overview, "Wilson for usability, op (n = 40)");
   } finally {
-    await server.close();
-    Deno.env.delete("MEDEVAL_DESIGN_KEY");
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("judge repeats in conversations: mean_score resamples conversations, then each round's judge repeats; a noisy judge widens it over the repeats averaged first", async () => {
+  // 30 conversations of 1–3 rounds, each round judged 3 times by the scripted judge.
+  const dir = await Deno.makeTempDir({ prefix: "medeval-design-" });
+  try {
+    const questions = Array.from({ length: 30 }, (_, c) =>
+      Array.from({ length: 1 + (c % 3) }, (_, r) => ({
+        problem: `Conversation ${c}, round ${r + 1}: and what about symptom ${c}-${r}?`,
+        group: c,
+        round: r + 1,
+      }))).flat();
+    const { summary, overview } = await runScriptedJudge(dir, questions);
+    const scored = questions
+      .map((q) => ({ repeats: scriptedRepeats(q.problem), cluster: `MK-${q.group}` }))
+      .filter((q): q is { repeats: number[]; cluster: string } => q.repeats !== null);
+    const repeats = scored.map((q) => q.repeats);
+    const clusters = scored.map((q) => q.cluster);
+    const conversations = new Set(clusters).size;
+    assert(conversations < repeats.length && repeats.some((r) => new Set(r).size > 1));
+    const seed = "llmeval-med:default:all:mean_score";
+    const chosen = chooseInterval(
+      { kind: "judged mean", repeats, clusters, clusterName: "conversations" },
+      { seed },
+    );
+    assertEquals(summary.metrics.mean_score, { value: chosen.value, ci95: chosen.ci95, n: repeats.length });
+    assertEquals(summary.intervals!.mean_score, {
+      kind: "judged mean",
+      method: "cluster bootstrap (conversations, judge repeats)",
+      n: repeats.length,
+      clusters: conversations,
+      repeats: 3,
+    });
+    // The script's judge noise is larger than the spread of the rounds' means: the cluster bootstrap of the
+    // averaged scores, which can only see that spread, is narrower.
+    const averaged = chooseInterval(
+      { kind: "mean", values: repeats.map(meanOf), clusters, clusterName: "conversations" },
+      { seed },
+    );
+    assertEquals(averaged.method, "cluster bootstrap (conversations)");
+    assert(
+      width(chosen.ci95) > 1.3 * width(averaged.ci95),
+      `clusters then repeats ${chosen.ci95} vs averaged first ${averaged.ci95}`,
+    );
+    assertStringIncludes(
+      overview,
+      `cluster bootstrap (conversations, 3 judge repeats) for mean_score (${repeats.length} rounds in ${conversations} conversations)`,
+    );
+    assert(!overview.includes("averaged first"), overview);
+    // A summary of an earlier version, whose cluster bootstrap took the averaged scores, keeps saying so.
+    const earlier = {
+      ...summary,
+      intervals: {
+        ...summary.intervals,
+        mean_score: { ...summary.intervals!.mean_score, method: "cluster bootstrap (conversations)" },
+      },
+    };
+    assertStringIncludes(
+      intervalLine(earlier)!,
+      `mean_score (${repeats.length} rounds in ${conversations} conversations; 3 judge repeats averaged first)`,
+    );
+  } finally {
     await Deno.remove(dir, { recursive: true });
   }
 });

@@ -9,7 +9,7 @@ import { assert, assertEquals } from "@std/assert";
 import { ROOT } from "./run_cli.ts";
 
 /** Packages that must load only on demand. */
-const LAZY = ["opencc-js", "pinyin-pro", "puppeteer-core", "hyparquet"];
+const LAZY = ["opencc-js", "pinyin-pro", "puppeteer-core", "hyparquet", "js-tiktoken"];
 
 interface InfoDependency {
   code?: { specifier: string };

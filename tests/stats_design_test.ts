@@ -38,6 +38,7 @@ import {
   twoProportionsDetectable,
 } from "../lib/stats/power.ts";
 import { bootstrapRankIntervals } from "../lib/stats/rank_intervals.ts";
+import { clusterRepeatsBootstrapMean } from "../lib/stats/cluster_repeats_bootstrap.ts";
 import { mulberry32, seedFrom } from "../lib/stats/rng.ts";
 import { twoLevelBootstrapMean } from "../lib/stats/two_level_bootstrap.ts";
 
@@ -239,6 +240,158 @@ Deno.test("two-level bootstrap: its spread is that of the item means (judge nois
   const exact = judgedItems(50, 3, 1, 0, "no judge noise");
   assertAlmostEquals(twoLevelBootstrapMean(exact, { seed: "t" }).judgeShare!, 0, 1e-12);
   assertThrows(() => twoLevelBootstrapMean([[1], []], { seed: "t" }), Error, "item 1 has no judge score");
+});
+
+// --- cluster bootstrap with judge repeats -------------------------------------------------------------------
+
+/** Returns judged items in `clusters` clusters of 1–4 items (cluster effect, item effect, judge noise; seeded). */
+function clusteredJudgedItems(
+  clusters: number,
+  r: number,
+  sds: { cluster: number; item: number; judge: number },
+  seed: string,
+): { repeats: number[][]; ids: number[] } {
+  const random = mulberry32(seedFrom(seed));
+  const normal = () => Math.sqrt(-2 * Math.log(1 - random())) * Math.cos(2 * Math.PI * random());
+  const repeats: number[][] = [], ids: number[] = [];
+  for (let c = 0; c < clusters; c++) {
+    const effect = sds.cluster * normal();
+    const size = 1 + Math.floor(random() * 4);
+    for (let i = 0; i < size; i++) {
+      const score = 3 + effect + sds.item * normal();
+      repeats.push(Array.from({ length: r }, () => score + sds.judge * normal()));
+      ids.push(c);
+    }
+  }
+  return { repeats, ids };
+}
+
+/** Returns the mean of `values`. */
+function average(values: readonly number[]): number {
+  return values.reduce((s, v) => s + v, 0) / values.length;
+}
+
+/** Returns Σ_c (S_c − m_c·ȳ)² / N² of the item means: the cluster bootstrap's variance of their mean. */
+function clusterVariance(itemMeans: readonly number[], ids: readonly number[]): number {
+  const totals = clusterTotals(itemMeans, ids);
+  const mean = average(itemMeans);
+  const squares = totals.sums.reduce((s, sum, k) => s + (sum - totals.counts[k] * mean) ** 2, 0);
+  return squares / itemMeans.length ** 2;
+}
+
+for (const r of [3, 6]) {
+  Deno.test(`cluster bootstrap with judge repeats (${r} repeats): its spread is the cluster bootstrap's of the item means, judge noise counted once`, () => {
+    // Judge noise 1.5²/r of each item mean, most of its variance: resampling clusters and repeats without the
+    // adjustment would count it twice.
+    const { repeats, ids } = clusteredJudgedItems(
+      150,
+      r,
+      { cluster: 0.4, item: 0.3, judge: 1.5 },
+      `judged ${r}`,
+    );
+    const estimate = clusterRepeatsBootstrapMean(repeats, ids, { seed: "t", resamples: 20000 });
+    const itemMeans = repeats.map(average);
+    assertAlmostEquals(estimate.value!, average(itemMeans), 1e-12);
+    assertEquals([estimate.n, estimate.clusters, estimate.scores], [repeats.length, 150, r * repeats.length]);
+    const z = normalQuantile((1 + expandedPercentileLevel(150)) / 2);
+    const ratio = (estimate.ci95![1] - estimate.ci95![0]) /
+      (2 * z * Math.sqrt(clusterVariance(itemMeans, ids)));
+    assert(ratio > 0.95 && ratio < 1.05, `width / expected width = ${ratio}`);
+    assert(estimate.judgeShare! > 0.25 && estimate.judgeShare! < 0.9, `judge share ${estimate.judgeShare}`);
+    assertEquals(clusterRepeatsBootstrapMean(repeats, ids, { seed: "t", resamples: 20000 }), estimate);
+  });
+}
+
+Deno.test("cluster bootstrap with judge repeats: judge noise beyond the clusters' spread widens the interval to it; no noise is the cluster bootstrap", () => {
+  // Every item's repeats are 2, 3, 4: the item means are all 3 (no spread between clusters), the judge's noise
+  // s²/r = 1/3 per item. The interval then rests on the judge noise alone: variance Σ s²/r / N² = 1/(3N).
+  const ids = Array.from({ length: 60 }, (_, i) => Math.floor(i / 3));
+  const flat = clusterRepeatsBootstrapMean(ids.map(() => [2, 3, 4]), ids, { seed: "f", resamples: 20000 });
+  assertEquals([flat.value, flat.judgeShare, flat.clusters], [3, 1, 20]);
+  const z = normalQuantile((1 + expandedPercentileLevel(20)) / 2);
+  const ratio = (flat.ci95![1] - flat.ci95![0]) / (2 * z * Math.sqrt(1 / 3 / 60));
+  assert(ratio > 0.95 && ratio < 1.05, `width / expected width = ${ratio}`);
+  // The cluster bootstrap of the averaged scores (all 3) is the point.
+  assertEquals(clusterBootstrapMean(ids.map(() => 3), ids, { seed: "f" }).ci95, [3, 3]);
+  // Repeats that agree add nothing: the interval is the cluster bootstrap of the item scores.
+  const { repeats, ids: itemIds } = clusteredJudgedItems(
+    30,
+    3,
+    { cluster: 1, item: 1, judge: 0 },
+    "agreeing",
+  );
+  const agreeing = repeats.map((item) => item.map(() => item[0]));
+  const both = clusterRepeatsBootstrapMean(agreeing, itemIds, { seed: "a" });
+  assertAlmostEquals(both.judgeShare!, 0, 1e-12);
+  assertInterval(
+    both.ci95,
+    clusterBootstrapMean(agreeing.map((item) => item[0]), itemIds, { seed: "a" }).ci95!,
+    1e-12,
+  );
+  assertEquals(clusterRepeatsBootstrapMean([[1, 2], [3, 4]], ["a", "a"], { seed: "o" }).ci95, null);
+  assertThrows(
+    () => clusterRepeatsBootstrapMean([[1], []], ["a", "b"], { seed: "t" }),
+    Error,
+    "item 1 has no judge score",
+  );
+  assertThrows(
+    () => clusterRepeatsBootstrapMean([[1]], ["a", "b"], { seed: "t" }),
+    Error,
+    "1 items but 2 cluster ids",
+  );
+});
+
+Deno.test("chooseInterval: a clustered judged mean → clusters then judge repeats; without repeats, the cluster bootstrap", () => {
+  const repeats = [[4, 5, 4], [2, 2, 3], [5, 5, 5], [3, 4, 3], [1, 2, 1], [4, 4, 5], [3, 3, 2]];
+  const clusters = ["a", "a", "b", "c", "c", "c", "d"];
+  const chosen = chooseInterval({ kind: "judged mean", repeats, clusters, clusterName: "conversations" }, {
+    seed: "cj",
+  });
+  assertEquals(chosen.method, "cluster bootstrap (conversations, judge repeats)");
+  assertEquals([chosen.n, chosen.clusters], [7, 4]);
+  const direct = clusterRepeatsBootstrapMean(repeats, clusters, { seed: "cj" });
+  assertEquals([chosen.value, chosen.ci95], [direct.value, direct.ci95]);
+  const once = chooseInterval({ kind: "judged mean", repeats: repeats.map((r) => [r[0]]), clusters }, {
+    seed: "cj",
+  });
+  assertEquals(once.method, "cluster bootstrap (clusters)");
+  assertEquals(once.ci95, clusterBootstrapMean(repeats.map((r) => r[0]), clusters, { seed: "cj" }).ci95);
+  assertThrows(
+    () => chooseInterval({ kind: "judged mean", repeats, clusters: ["a"] }, { seed: "cj" }),
+    Error,
+    "7 items but 1 cluster ids",
+  );
+});
+
+Deno.test("chooseInterval: a clustered rate of 0% or 100% is the rate's rule over its clusters, each counted once", () => {
+  const clusters = Array.from({ length: 12 }, (_, i) => `case${i % 4}`);
+  const all = chooseInterval({
+    kind: "proportion",
+    values: Array(12).fill(1),
+    clusters,
+    clusterName: "cases",
+  }, {
+    seed: "r",
+  });
+  assertEquals(all, {
+    value: 1,
+    ci95: clopperPearsonInterval(4, 4),
+    n: 12,
+    method: "Clopper–Pearson over cases",
+    clusters: 4,
+  });
+  // From 30 clusters, Wilson over them.
+  const many = Array.from({ length: 90 }, (_, i) => i % 30);
+  const none = chooseInterval({ kind: "proportion", values: Array(90).fill(0), clusters: many }, {
+    seed: "r",
+  });
+  assertEquals([none.method, none.n, none.clusters], ["Wilson over clusters", 90, 30]);
+  assertInterval(none.ci95, wilsonInterval(0, 30)!);
+  // A mean that happens to be constant is not a rate: the cluster bootstrap gives the point.
+  assertEquals(chooseInterval({ kind: "mean", values: Array(12).fill(1), clusters }, { seed: "r" }).ci95, [
+    1,
+    1,
+  ]);
 });
 
 // --- paired tests --------------------------------------------------------------------------------------------

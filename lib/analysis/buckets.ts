@@ -5,8 +5,7 @@
  * chose it for the metric (Wilson for a rate, a cluster bootstrap over the task's clusters, ...).
  * @module
  */
-import { Tiktoken } from "js-tiktoken/lite";
-import cl100k from "js-tiktoken/ranks/cl100k_base";
+import type { TokenCounter } from "../providers/flow/token_estimate.ts";
 import { ConfigError } from "../core/errors.ts";
 import type { Sample } from "../core/sample.ts";
 import type { FigureSpec } from "../report/figures.ts";
@@ -36,13 +35,11 @@ export function parseBucketSpec(text: string): BucketSpec {
   return { k };
 }
 
-let encoder: Tiktoken | undefined;
-
-/** Returns the length of `text` in characters (code points) or cl100k_base tokens. */
-function textLength(text: string, measure: LengthMeasure): number {
+/** Returns the length of `text` in characters (code points), or in tokens as `count` counts them. */
+function textLength(text: string, measure: LengthMeasure, count?: TokenCounter): number {
   if (measure === "chars") return [...text].length;
-  encoder ??= new Tiktoken(cl100k);
-  return encoder.encode(text).length;
+  if (!count) throw new Error("internal: token buckets need the token counter (loadTokenCounter)");
+  return count(text);
 }
 
 /**
@@ -54,12 +51,13 @@ export function lengthBuckets(
   k: number,
   measure: LengthMeasure,
   within?: string,
+  count?: TokenCounter,
 ): Map<string, number> {
   const groups = Map.groupBy(samples, (s) => (within ? String(s.fields[within] ?? "") : ""));
   const out = new Map<string, number>();
   for (const members of groups.values()) {
     const sorted = members
-      .map((s) => ({ id: s.id, length: textLength(s.input, measure) }))
+      .map((s) => ({ id: s.id, length: textLength(s.input, measure, count) }))
       .sort((a, b) => a.length - b.length || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
     sorted.forEach((s, i) => out.set(s.id, Math.floor((i * k) / sorted.length) + 1));
   }

@@ -113,18 +113,17 @@ function judgeMean(
   options: { spec: Pick<JudgeScorerSpec<unknown>, "reduce" | "jury">; runs: number; seed: string },
   clusters?: ClusterSpec,
 ): Estimate & { method: string } {
-  const values: number[] = [], ids: string[] = [], repeats: number[][] = [];
+  const ids: string[] = [], repeats: number[][] = [];
   scores.forEach((list, i) => {
     const own = list.filter((s) => judgeKey(s) === judge);
     const value = judgedValue(own, options.spec, options.runs).value;
     if (typeof value !== "number") return;
-    values.push(value);
     ids.push(clusters?.of(samples[i]) ?? `\u0000${samples[i].id}`);
     repeats.push(judgedRepeats(own, options.spec, options.runs) ?? [value]);
   });
   const shared = clusters !== undefined && new Set(ids).size < ids.length;
   const chosen = shared
-    ? chooseInterval({ kind: "mean", values, clusters: ids, clusterName: clusters.name }, options)
+    ? chooseInterval({ kind: "judged mean", repeats, clusters: ids, clusterName: clusters.name }, options)
     : chooseInterval({ kind: "judged mean", repeats }, options);
   return { value: chosen.value, ci95: chosen.ci95, n: chosen.n, method: chosen.method };
 }

@@ -5,6 +5,7 @@
  * baseline-vs-ablation tables, length buckets), `figures/*.{html,svg,png,pdf}` and `log/*.jsonl`.
  * @module
  */
+import { loadTokenCounter, type TokenCounter } from "../providers/flow/token_estimate.ts";
 import type { Condition } from "../ablations/condition.ts";
 import {
   bucketFigure,
@@ -121,6 +122,7 @@ export function comparisonOutputs(
   task: Task,
   results: readonly ConditionResult[],
   buckets?: BucketSpec,
+  count?: TokenCounter,
 ): { tables: Record<string, Table>; figures: Record<string, FigureSpec> } {
   const tables: Record<string, Table> = {};
   const figures: Record<string, FigureSpec> = {};
@@ -161,7 +163,7 @@ export function comparisonOutputs(
   if (buckets) {
     const series: BucketSeries[] = results.map((r) => ({ label: summaryName(r.summary), rows: r.rows }));
     for (const measure of ["chars", "tokens"] as LengthMeasure[]) {
-      const bucketOf = lengthBuckets(base.samples, buckets.k, measure, field);
+      const bucketOf = lengthBuckets(base.samples, buckets.k, measure, field, count);
       for (const [i, s] of series.entries()) {
         // The metric's interval as the condition's summary chose it (Wilson for a rate, clusters, ...).
         const table = bucketTable(s, bucketOf, {
@@ -232,7 +234,9 @@ export async function writeRunOutputs(outputs: RunOutputs): Promise<Record<strin
     `${out}/summaries.json`,
     JSON.stringify(results.map((r) => r.summary), null, 2) + "\n",
   );
-  const comparison = comparisonOutputs(task, results, outputs.buckets);
+  // cl100k_base's ranks load only for a run with length buckets.
+  const count = outputs.buckets ? await loadTokenCounter() : undefined;
+  const comparison = comparisonOutputs(task, results, outputs.buckets, count);
   comparison.tables = withLines(comparison.tables, partial);
   // Every table of a partial run says so, whichever summary its own notes come from; every table of the
   // baseline names its intervals and says how its replies ended (a benchmark's own table may not carry the

@@ -2,9 +2,10 @@
  * Summaries computed from per-sample rows: every metric with its n and 95% CI, overall and per value of each
  * group field. Each metric's interval is chosen from what the metric is (`chooseInterval` in
  * `lib/stats/interval_choice.ts`): Wilson's (Clopper–Pearson's below 30 values) for a declared proportion, the
- * cluster bootstrap when its values share the task's clusters, the two-level bootstrap (items, judge repeats)
- * for a judge-scored mean whose rows carry repeats, else the expanded percentile bootstrap. What a metric is
- * gets decided once, from all rows, and every group uses the same; `summary.intervals` records it.
+ * cluster bootstrap when its values share the task's clusters (clusters then judge repeats for a judge-scored
+ * mean whose rows carry repeats), the two-level bootstrap (items, judge repeats) for such a mean unclustered,
+ * else the expanded percentile bootstrap. What a metric is gets decided once, from all rows, and every group
+ * uses the same; `summary.intervals` records it.
  * @module
  */
 import type {
@@ -94,29 +95,12 @@ export function metricDesign(
 }
 
 /**
- * Returns a clustered rate of 0% or 100% with the proportion rule applied to its clusters, each counted once:
- * the cluster bootstrap can only return the point there, and the effective sample size of clustered 0/1
- * values is at least the number of clusters (n / (1 + (m̄ − 1)ρ) ≥ n / m̄ for ρ ≤ 1), so this interval is
- * conservative.
- */
-function constantClusteredRate(
-  values: readonly number[],
-  ids: readonly string[],
-  names: ClusterNames,
-): ChosenInterval {
-  const clusters = new Set(ids).size;
-  const byCluster = chooseInterval({ kind: "proportion", values: Array(clusters).fill(values[0]) }, {
-    seed: "",
-  });
-  return { ...byCluster, n: values.length, method: `${byCluster.method} over ${names.name}`, clusters };
-}
-
-/**
  * Returns `metric`'s estimate over `rows` with the interval `design` calls for (bootstraps seeded by `seed`),
  * from the rows with a value: n = those rows; `clusters` = their clusters when clustered (a row without a
  * cluster id is a cluster of its own). The clusters are resampled only where two of these rows share one;
- * otherwise the rows get the interval of their kind unclustered. A clustered rate of 0% or 100% takes the
- * proportion rule over its clusters ({@linkcode constantClusteredRate}).
+ * otherwise the rows get the interval of their kind unclustered. A judged mean keeps its judge repeats either
+ * way; a clustered rate of 0% or 100% gets the interval `chooseInterval` gives it (the rate's rule over its
+ * clusters).
  */
 export function estimateMetric(
   rows: readonly SampleRow[],
@@ -125,25 +109,26 @@ export function estimateMetric(
   seed: string,
 ): ChosenInterval {
   const present = withValue(rows, metric);
-  const values = present.map((r) => r.values[metric]!);
   const options = { seed };
   // Where no two of these rows share a cluster (a group of one-round conversations) the values are independent.
-  if (design.clusters && sharesCluster(present)) {
-    // A NUL-prefixed sample id cannot equal a cluster id a task declares.
-    const ids = present.map((r) => r.cluster ?? `\u0000${r.id}`);
-    if (design.kind === "proportion" && values.length && values.every((v) => v === values[0])) {
-      return constantClusteredRate(values, ids, design.clusters);
+  const clustered = design.clusters && sharesCluster(present)
+    ? {
+      // A NUL-prefixed sample id cannot equal a cluster id a task declares.
+      clusters: present.map((r) => r.cluster ?? `\u0000${r.id}`),
+      clusterName: design.clusters.name,
     }
-    const kind = design.kind === "proportion" ? "proportion" : "mean";
-    return chooseInterval({ kind, values, clusters: ids, clusterName: design.clusters.name }, options);
-  }
+    : {};
   if (design.kind === "judged mean") {
-    return chooseInterval(
-      { kind: "judged mean", repeats: present.map((r) => repeatsOf(r, metric)) },
-      options,
-    );
+    return chooseInterval({
+      kind: "judged mean",
+      repeats: present.map((r) => repeatsOf(r, metric)),
+      ...clustered,
+    }, options);
   }
-  return chooseInterval({ kind: design.kind, values }, options);
+  return chooseInterval(
+    { kind: design.kind, values: present.map((r) => r.values[metric]!), ...clustered },
+    options,
+  );
 }
 
 /** Returns the estimate part of a chosen interval (what `summary.json` holds per cell). */

@@ -96,22 +96,30 @@ export async function writeTable(dir: string, name: string, table: Table): Promi
 /** Metrics an interval footnote names one by one under each method; the others are counted. */
 const NAMED_METRICS = 6;
 
-/** Returns the method of `info` as a footnote names it (a two-level bootstrap with its judge repeats). */
+/**
+ * Returns the method of `info` as a footnote names it: a bootstrap of judge repeats with their number, e.g.
+ * `two-level bootstrap (items, 3 judge repeats)`, `cluster bootstrap (conversations, 3 judge repeats)`.
+ */
 function methodText(info: IntervalInfo): string {
-  if (info.kind === "judged mean" && info.clusters === undefined && info.method.startsWith("two-level")) {
-    return `two-level bootstrap (items, ${info.repeats} judge repeats)`;
+  if (info.kind === "judged mean" && info.method.endsWith(", judge repeats)")) {
+    return info.method.replace(/, judge repeats\)$/, `, ${info.repeats} judge repeats)`);
   }
   return info.method;
 }
 
-/** Returns what `info`'s interval rests on: its n (in clusters when clustered), repeats averaged, group methods. */
+/**
+ * Returns what `info`'s interval rests on: its n (in clusters when clustered), group methods, and, for a
+ * clustered judged mean whose method did not resample its judge repeats (a summary of an earlier version),
+ * that they were averaged first.
+ */
 function restsOn(info: IntervalInfo, clusters: Summary["clustered_by"]): string {
   const n = info.clusters !== undefined && clusters
     ? `${info.n} ${clusters.unit} in ${info.clusters} ${clusters.name}`
     : `n = ${info.n}`;
-  const averaged = info.kind === "judged mean" && info.clusters !== undefined
-    ? [`${info.repeats} judge repeats averaged first`]
-    : [];
+  const averaged =
+    info.kind === "judged mean" && info.clusters !== undefined && !info.method.includes("judge repeats")
+      ? [`${info.repeats} judge repeats averaged first`]
+      : [];
   const groups = info.group_methods?.length ? [`in some groups ${info.group_methods.join(", ")}`] : [];
   return [n, ...averaged, ...groups].join("; ");
 }
@@ -130,8 +138,9 @@ function metricList(entries: readonly { name: string; detail: string }[]): strin
 
 /**
  * Returns the footnote naming the 95% interval of each metric of `summary` and what it rests on — items, and
- * clusters and judge repeats where they count — e.g. `95% CI: Wilson for usability, op (n = 667);
- * two-level bootstrap (items, 3 judge repeats) for mean_score (n = 660); bootstraps: 2000 resamples, seeded`.
+ * clusters and judge repeats where they count — e.g. `95% CI: cluster bootstrap (conversations) for usability,
+ * op (667 rounds in 223 conversations); cluster bootstrap (conversations, 3 judge repeats) for mean_score (660
+ * rounds in 221 conversations); bootstraps: 2000 resamples, seeded`.
  * `undefined` for a summary of an earlier version (without `intervals`).
  */
 export function intervalLine(summary: Summary): string | undefined {

@@ -1,6 +1,6 @@
 /**
  * Picks and computes the 95% interval of a metric from what the metric is: a proportion, a mean over clusters,
- * a judge-scored mean with judge repeats, or a plain mean.
+ * a judge-scored mean with judge repeats (clustered or not), or a plain mean.
  * @module
  */
 import type { Estimate } from "../core/summary.ts";
@@ -8,6 +8,7 @@ import { wilsonInterval } from "./agreement.ts";
 import { bootstrapMean } from "./bootstrap.ts";
 import { clopperPearsonInterval } from "./clopper_pearson.ts";
 import { clusterBootstrapMean, type ClusterId, clusterTotals } from "./cluster_bootstrap.ts";
+import { clusterRepeatsBootstrapMean } from "./cluster_repeats_bootstrap.ts";
 import { expandedPercentileLevel } from "./expanded_percentile.ts";
 import { twoLevelBootstrapMean } from "./two_level_bootstrap.ts";
 
@@ -34,11 +35,18 @@ export interface MeanMetric extends ClusterableValues {
   kind: "mean";
 }
 
-/** A mean of judge scores, each item scored several times by the judge: one row of repeats per item. */
+/**
+ * A mean of judge scores, each item scored several times by the judge: one row of repeats per item, the items
+ * possibly in clusters (the rounds of a conversation).
+ */
 export interface JudgedMeanMetric {
   kind: "judged mean";
   /** The judge's scores of each item, one entry per repeat (at least one). */
   repeats: readonly (readonly number[])[];
+  /** The cluster of each item (same length as `repeats`); without it every item is its own unit. */
+  clusters?: readonly ClusterId[];
+  /** What a cluster is, for the method's name, e.g. `"conversations"` (default `"clusters"`). */
+  clusterName?: string;
 }
 
 /** What a metric is, which decides its interval. */
@@ -84,6 +92,50 @@ function clusteredInterval(data: ClusterableValues, options: IntervalChoiceOptio
   return { ...estimate, method: `cluster bootstrap (${data.clusterName ?? "clusters"})`, clusters };
 }
 
+/**
+ * Returns the interval of a clustered rate: the cluster bootstrap, except at 0% or 100%, where every cluster
+ * resample is the point; there the proportion rule is applied to the clusters, each counted once (method
+ * "<Wilson or Clopper–Pearson> over <clusterName>"). That is conservative: the effective sample size of
+ * clustered 0/1 values, n / (1 + (m̄ − 1)ρ), is at least n / m̄, the number of clusters, for ρ ≤ 1.
+ */
+function clusteredRateInterval(data: ClusterableValues, options: IntervalChoiceOptions): ChosenInterval {
+  const { values } = data;
+  if (values.length === 0 || values.some((v) => v !== values[0])) return clusteredInterval(data, options);
+  const clusters = clusterTotals(values, data.clusters!).sums.length;
+  const byCluster = proportionInterval(Array(clusters).fill(values[0]));
+  const method = `${byCluster.method} over ${data.clusterName ?? "clusters"}`;
+  return { ...byCluster, n: values.length, method, clusters };
+}
+
+/**
+ * Returns the interval of a judge-scored mean: with clusters, the cluster bootstrap of clusters then judge
+ * repeats (or of the item scores, when no item was scored twice); without, the two-level bootstrap (or the
+ * expanded percentile bootstrap of the scores).
+ */
+function judgedMeanInterval(data: JudgedMeanMetric, options: IntervalChoiceOptions): ChosenInterval {
+  const repeated = data.repeats.some((item) => item.length >= 2);
+  if (data.clusters && repeated) {
+    const { value, ci95, n, clusters } = clusterRepeatsBootstrapMean(data.repeats, data.clusters, options);
+    return {
+      value,
+      ci95,
+      n,
+      method: `cluster bootstrap (${data.clusterName ?? "clusters"}, judge repeats)`,
+      clusters,
+    };
+  }
+  if (repeated) {
+    const { value, ci95, n } = twoLevelBootstrapMean(data.repeats, options);
+    return { value, ci95, n, method: "two-level bootstrap (items, judge repeats)" };
+  }
+  if (data.repeats.some((item) => item.length === 0)) {
+    throw new Error("chooseInterval: every item of a judged mean needs at least one score");
+  }
+  const values = data.repeats.map((item) => item[0]);
+  if (data.clusters) return clusteredInterval({ ...data, values }, options);
+  return plainMeanInterval(values, options);
+}
+
 /** Returns the expanded percentile bootstrap of independent values (`ci95` `null` for fewer than 2). */
 function plainMeanInterval(values: readonly number[], options: IntervalChoiceOptions): ChosenInterval {
   const method = "percentile bootstrap";
@@ -99,31 +151,30 @@ function plainMeanInterval(values: readonly number[], options: IntervalChoiceOpt
  * Returns the metric's value with the 95% interval that fits what it is:
  *
  * - values with cluster ids (a proportion or a mean): the cluster bootstrap, clusters resampled
- *   ({@linkcode clusterBootstrapMean}), method "cluster bootstrap (<clusterName>)", with `clusters`;
+ *   ({@linkcode clusterBootstrapMean}), method "cluster bootstrap (<clusterName>)", with `clusters`; a clustered
+ *   rate of 0% or 100% gets the proportion rule over its clusters, each counted once (method "Clopper–Pearson
+ *   over <clusterName>" or "Wilson over <clusterName>"; n = values, with `clusters`);
+ * - a judge-scored mean in clusters with at least one item scored twice: clusters then judge repeats
+ *   ({@linkcode clusterRepeatsBootstrapMean}), method "cluster bootstrap (<clusterName>, judge repeats)",
+ *   n = items, with `clusters`;
  * - a proportion: Wilson's score interval, or Clopper–Pearson (exact) with fewer than {@linkcode SMALL_SAMPLE}
  *   values: there Wilson's coverage dips to 84–90% for rates within a few points of 0 or 1, while
  *   Clopper–Pearson's never falls below 95% (it is conservative: 97–98% on average);
  * - a judge-scored mean with at least one item scored twice: the two-level bootstrap, items then judge repeats
  *   ({@linkcode twoLevelBootstrapMean}), method "two-level bootstrap (items, judge repeats)", n = items;
- * - any other mean (a judged mean with one score per item is the mean of those scores): the percentile
- *   bootstrap of `bootstrapMean`, read at Hesterberg's expanded level for n values.
+ * - any other mean (a judged mean with one score per item is the mean of those scores, clustered or not): the
+ *   cluster bootstrap with cluster ids, else the percentile bootstrap of `bootstrapMean`, read at
+ *   Hesterberg's expanded level for n values.
  *
- * Every bootstrap is seeded by `options.seed`. Throws if a proportion has a value other than 0 or 1, or the
- * cluster ids do not match the values in number.
+ * Every bootstrap is seeded by `options.seed`. Throws if a proportion has a value other than 0 or 1, an item
+ * of a judged mean has no score, or the cluster ids do not match the values (items) in number.
  */
 export function chooseInterval(data: MetricData, options: IntervalChoiceOptions): ChosenInterval {
-  if (data.kind === "judged mean") {
-    if (data.repeats.some((item) => item.length >= 2)) {
-      const { value, ci95, n } = twoLevelBootstrapMean(data.repeats, options);
-      return { value, ci95, n, method: "two-level bootstrap (items, judge repeats)" };
-    }
-    if (data.repeats.some((item) => item.length === 0)) {
-      throw new Error("chooseInterval: every item of a judged mean needs at least one score");
-    }
-    return plainMeanInterval(data.repeats.map((item) => item[0]), options);
+  if (data.kind === "judged mean") return judgedMeanInterval(data, options);
+  if (data.kind === "proportion") {
+    checkBinary(data.values);
+    return data.clusters ? clusteredRateInterval(data, options) : proportionInterval(data.values);
   }
-  if (data.kind === "proportion") checkBinary(data.values);
   if (data.clusters) return clusteredInterval(data, options);
-  if (data.kind === "proportion") return proportionInterval(data.values);
   return plainMeanInterval(data.values, options);
 }
