@@ -32,10 +32,13 @@ import { bootstrapMean } from "../lib/stats/bootstrap.ts";
 import { clopperPearsonInterval } from "../lib/stats/clopper_pearson.ts";
 import { chooseInterval } from "../lib/stats/interval_choice.ts";
 import { loadTaskFile } from "../lib/task_file/index.ts";
-import { parseTaskFile } from "../lib/task_file/schema.ts";
+import { loadTaskFileParser, parseTaskFile } from "../lib/task_file/schema.ts";
 import { plannedScore, questionTag, scriptedReply } from "./fake_judge.ts";
 import { startFakeServer } from "./fake_server.ts";
 import { ROOT, runCli } from "./run_cli.ts";
+
+// parseTaskFile reads with the YAML parser, loaded on demand.
+await loadTaskFileParser();
 
 /** Returns a row with one metric value. */
 function row(

@@ -1,6 +1,7 @@
 /**
  * Fixed costs (issue 28): what `eval` loads before its first request. The heavy packages — the pinyin and
- * simplified→traditional tables, puppeteer, the Parquet reader — are imported dynamically, where a condition, a
+ * simplified→traditional tables, puppeteer, the Parquet reader, js-tiktoken's ranks, the YAML parser — are
+ * imported dynamically, where a condition, a
  * figure or an input file needs them, so the static module graph of the command line holds none of them. The
  * graph is read from `deno info --json`, following only static, runtime imports.
  * @module
@@ -9,7 +10,7 @@ import { assert, assertEquals } from "@std/assert";
 import { ROOT } from "./run_cli.ts";
 
 /** Packages that must load only on demand. */
-const LAZY = ["opencc-js", "pinyin-pro", "puppeteer-core", "hyparquet", "js-tiktoken"];
+const LAZY = ["opencc-js", "pinyin-pro", "puppeteer-core", "hyparquet", "js-tiktoken", "yaml"];
 
 interface InfoDependency {
   code?: { specifier: string };

@@ -4,11 +4,14 @@ import { ConfigError, InputError } from "../lib/core/errors.ts";
 import { sha256Hex } from "../lib/core/hash.ts";
 import { SummarySchema } from "../lib/core/summary.ts";
 import { loadTaskFile } from "../lib/task_file/index.ts";
-import { parseTaskFile, readTaskFile } from "../lib/task_file/schema.ts";
+import { loadTaskFileParser, parseTaskFile, readTaskFile } from "../lib/task_file/schema.ts";
 import { declaredAblations } from "../lib/task_file/task.ts";
 import { plannedScore, questionTag, scriptedReply } from "./fake_judge.ts";
 import { type FakeChatBody, startFakeServer } from "./fake_server.ts";
 import { ROOT, runCli } from "./run_cli.ts";
+
+// parseTaskFile reads with the YAML parser, loaded on demand.
+await loadTaskFileParser();
 
 /** Runs `deno task eval TASK --model offline:reference --out OUT --no-render --quiet` with `extra` flags. */
 function offlineEval(task: string, out: string, extra: string[] = []) {

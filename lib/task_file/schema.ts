@@ -5,7 +5,7 @@
  * @module
  */
 import { z } from "zod";
-import { isMap, isPair, isScalar, LineCounter, parseDocument } from "yaml";
+import type { Document, LineCounter } from "yaml";
 import { CHAR_KINDS } from "../ablations/perturb.ts";
 import { ConfigError } from "../core/errors.ts";
 import { readTextStrict } from "../core/text_file.ts";
@@ -196,13 +196,28 @@ function valueAt(value: unknown, path: readonly PropertyKey[]): unknown {
   return node;
 }
 
+/** The YAML parser, loaded by {@linkcode loadTaskFileParser} (only runs with a task file need it). */
+let yaml: typeof import("yaml") | undefined;
+
+/** Loads the YAML parser {@linkcode parseTaskFile} uses; {@linkcode readTaskFile} calls it itself. */
+export async function loadTaskFileParser(): Promise<void> {
+  yaml ??= await import("yaml");
+}
+
+/** Returns the loaded YAML parser; throws when {@linkcode loadTaskFileParser} has not run. */
+function yamlParser(): typeof import("yaml") {
+  if (!yaml) throw new Error("internal: parsing a task file before loadTaskFileParser()");
+  return yaml;
+}
+
 /** Returns the first line of the node at `path` of a parsed document (its key's line for a mapping entry). */
 function lineOf(
-  doc: ReturnType<typeof parseDocument>,
+  doc: Document.Parsed,
   counter: LineCounter,
   path: readonly PropertyKey[],
   key?: string,
 ): number {
+  const { isMap, isPair, isScalar } = yamlParser();
   let node: unknown = doc.contents;
   let line = 1;
   const steps = key === undefined ? path : [...path, key];
@@ -247,6 +262,7 @@ export function taskFileError(
  * and the rules between keys. Throws a one-line {@linkcode ConfigError} naming `file`, the line and the key.
  */
 export function parseTaskFile(source: string, file: string): TaskFile {
+  const { LineCounter, parseDocument } = yamlParser();
   const counter = new LineCounter();
   const doc = parseDocument(source, { lineCounter: counter, prettyErrors: false, uniqueKeys: true });
   const [first] = doc.errors;
@@ -417,5 +433,6 @@ export async function readTaskFile(path: string): Promise<TaskFile> {
   } catch (err) {
     throw new ConfigError(err instanceof Error ? err.message : String(err));
   }
+  await loadTaskFileParser();
   return parseTaskFile(source, path);
 }
