@@ -1,9 +1,9 @@
 /**
  * Fixed costs (issue 28): what `eval` loads before its first request. The heavy packages — the pinyin and
  * simplified→traditional tables, puppeteer, the Parquet reader, js-tiktoken's ranks, the YAML parser — are
- * imported dynamically, where a condition, a
- * figure or an input file needs them, so the static module graph of the command line holds none of them. The
- * graph is read from `deno info --json`, following only static, runtime imports.
+ * imported dynamically, where a condition, a figure, an input file, a length bucket or a task file needs them,
+ * so the static module graph of the command line holds none of them. The graph is read from
+ * `deno info --json`, following only static, runtime imports.
  * @module
  */
 import { assert, assertEquals } from "@std/assert";
