@@ -6,6 +6,7 @@
  * per-sample rows are read back as `eval` computed them, by lib/pipeline/notebook_source.ts).
  * @module
  */
+import { exitWith } from "./exit_code.ts";
 import { readTextStrict } from "../core/text_file.ts";
 import { compareModels, type Comparison } from "../compare/analyze.ts";
 import { compareSet, type FinishedRun } from "../compare/entries.ts";
@@ -16,7 +17,6 @@ import { writeComparison } from "../compare/write.ts";
 import { ConfigError, InputError } from "../core/errors.ts";
 import type { FigureSpec, GroupDisplay } from "../core/report_spec.ts";
 import { openRun } from "../pipeline/notebook_source.ts";
-import { redact } from "../providers/transport/redact.ts";
 import { exportFigures } from "../report/figures.ts";
 import { type CommandSpec, commandUsage, parseCommand } from "./args.ts";
 
@@ -167,18 +167,4 @@ export async function compareCommand(args: string[]): Promise<number> {
   return 0;
 }
 
-if (import.meta.main) {
-  let code: number;
-  try {
-    code = await compareCommand(Deno.args);
-  } catch (err) {
-    if (err instanceof ConfigError || err instanceof InputError) {
-      console.error(`error: ${redact(err.message)}`);
-      code = 2;
-    } else {
-      console.error(redact(err instanceof Error ? (err.stack ?? err.message) : String(err)));
-      code = 3;
-    }
-  }
-  Deno.exit(code);
-}
+if (import.meta.main) await exitWith(compareCommand);

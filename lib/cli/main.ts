@@ -4,9 +4,10 @@
  * on standard error and exit code 2; an incomplete run (calls that failed for good) with exit code 1.
  * @module
  */
+import { exitWith } from "./exit_code.ts";
 import { parseArgs } from "node:util";
 import { BENCHMARKS, getTask } from "../benchmarks/registry.ts";
-import { ConfigError, InputError } from "../core/errors.ts";
+import { ConfigError } from "../core/errors.ts";
 import { safeName } from "../core/fs.ts";
 import {
   checkNumber,
@@ -18,7 +19,6 @@ import {
 import { runEval } from "../pipeline/run_eval.ts";
 import { tagCommand } from "./tag.ts";
 import { type EvalConfig } from "../pipeline/eval_config.ts";
-import { redact } from "../providers/transport/redact.ts";
 import { downloadDataset, DOWNLOADS } from "./download.ts";
 import { reproduce, reproduceEnv } from "./reproduce.ts";
 import { collectCommand, importRatingsCommand } from "./runs.ts";
@@ -332,28 +332,4 @@ function printUsage(spec: CommandSpec): number {
   return 0;
 }
 
-/** Deno's file-system errors a user causes with a path (missing, a directory, not permitted): one line each. */
-function isPathError(err: unknown): err is Error {
-  return err instanceof Deno.errors.NotFound || err instanceof Deno.errors.IsADirectory ||
-    err instanceof Deno.errors.NotADirectory || err instanceof Deno.errors.PermissionDenied ||
-    err instanceof Deno.errors.AlreadyExists;
-}
-
-if (import.meta.main) {
-  let code: number;
-  try {
-    code = await main(Deno.args);
-  } catch (err) {
-    if (
-      err instanceof ConfigError || err instanceof InputError || isPathError(err) ||
-      (err instanceof TypeError && "code" in err)
-    ) {
-      console.error(`error: ${redact(err.message)}`);
-      code = 2;
-    } else {
-      console.error(redact(err instanceof Error ? (err.stack ?? err.message) : String(err)));
-      code = 3;
-    }
-  }
-  Deno.exit(code);
-}
+if (import.meta.main) await exitWith(main);

@@ -6,12 +6,12 @@
  * a script that chains eval → meta must not take the missing meta.md for a result).
  * @module
  */
-import { ConfigError, InputError } from "../core/errors.ts";
+import { exitWith } from "./exit_code.ts";
+import { ConfigError } from "../core/errors.ts";
 import { analyzeRun } from "../meta/analyze.ts";
 import { consoleSummary } from "../meta/markdown.ts";
 import { readRun, type RunData } from "../meta/run_data.ts";
 import { writeMeta } from "../meta/write.ts";
-import { redact } from "../providers/transport/redact.ts";
 import { type CommandSpec, commandUsage, parseCommand } from "./args.ts";
 
 /** Share of the rated items the calibration is fitted on unless `--calibrate` says otherwise. */
@@ -99,18 +99,4 @@ export async function metaCommand(args: string[]): Promise<number> {
   return 0;
 }
 
-if (import.meta.main) {
-  let code: number;
-  try {
-    code = await metaCommand(Deno.args);
-  } catch (err) {
-    if (err instanceof ConfigError || err instanceof InputError) {
-      console.error(`error: ${redact(err.message)}`);
-      code = 2;
-    } else {
-      console.error(redact(err instanceof Error ? (err.stack ?? err.message) : String(err)));
-      code = 3;
-    }
-  }
-  Deno.exit(code);
-}
+if (import.meta.main) await exitWith(metaCommand);

@@ -6,6 +6,7 @@
  * 2- and 5-point differences. One screen, or JSON for scripts. The numbers are lib/stats/power.ts's.
  * @module
  */
+import { exitWith } from "./exit_code.ts";
 import { getTask } from "../benchmarks/registry.ts";
 import {
   defaultBasis,
@@ -18,11 +19,10 @@ import {
 import { NEEDED_POINTS, observedBasis, powerRows } from "../compare/run_power.ts";
 import { powerScreen, powerTable } from "../compare/power_table.ts";
 import { publishedSizes } from "../compare/published_sizes.ts";
-import { ConfigError, InputError } from "../core/errors.ts";
+import { ConfigError } from "../core/errors.ts";
 import type { MetricDisplay, Table } from "../core/report_spec.ts";
 import type { Task } from "../core/task.ts";
 import { writeTable } from "../report/tables.ts";
-import { redact } from "../providers/transport/redact.ts";
 import { type CommandSpec, commandUsage, type FlagValues, parseCommand } from "./args.ts";
 import { readFinishedRuns } from "./compare.ts";
 
@@ -244,18 +244,4 @@ export async function powerCommand(args: string[]): Promise<number> {
   return 0;
 }
 
-if (import.meta.main) {
-  let code: number;
-  try {
-    code = await powerCommand(Deno.args);
-  } catch (err) {
-    if (err instanceof ConfigError || err instanceof InputError) {
-      console.error(`error: ${redact(err.message)}`);
-      code = 2;
-    } else {
-      console.error(redact(err instanceof Error ? (err.stack ?? err.message) : String(err)));
-      code = 3;
-    }
-  }
-  Deno.exit(code);
-}
+if (import.meta.main) await exitWith(powerCommand);

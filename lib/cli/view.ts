@@ -6,8 +6,9 @@
  * display, its groups and its per-sample rows).
  * @module
  */
+import { exitWith } from "./exit_code.ts";
 import { getTask } from "../benchmarks/registry.ts";
-import { ConfigError, InputError } from "../core/errors.ts";
+import { ConfigError } from "../core/errors.ts";
 import { pathExists } from "../core/fs.ts";
 import type { RunLabels, Summary } from "../core/summary.ts";
 import { readRunView } from "../pipeline/evaluate.ts";
@@ -144,14 +145,4 @@ export async function viewCommand(args: string[]): Promise<number> {
   return 0;
 }
 
-if (import.meta.main) {
-  try {
-    Deno.exit(await viewCommand(Deno.args));
-  } catch (err) {
-    if (err instanceof ConfigError || err instanceof InputError) {
-      console.error(err.message);
-      Deno.exit(2);
-    }
-    throw err;
-  }
-}
+if (import.meta.main) await exitWith(viewCommand);
