@@ -24,7 +24,7 @@ import { mcnemarExact } from "../lib/stats/compare.ts";
 import { benjaminiHochbergAdjust, holmAdjust } from "../lib/stats/multiplicity.ts";
 import { wilcoxonSignedRank } from "../lib/stats/paired_tests.ts";
 import { type FakeChatBody, startFakeServer } from "./fake_server.ts";
-import { ROOT } from "./run_cli.ts";
+import { type CliResult, ROOT, runCli } from "./run_cli.ts";
 
 /** A toy benchmark: a 0/1 metric `right` and a graded `score`, grouped by `half`. */
 const TOY_TASK = {
@@ -292,16 +292,8 @@ async function llmevalRun(url: string, model: string, out: string): Promise<void
 }
 
 /** Runs `lib/cli/compare.ts` with `args`; returns exit code, stdout and stderr. */
-async function compareCli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  const out = await new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", `${ROOT}lib/cli/compare.ts`, ...args],
-    cwd: ROOT,
-    stdout: "piped",
-    stderr: "piped",
-    env: { NO_COLOR: "1" },
-  }).output();
-  const text = (b: Uint8Array) => new TextDecoder().decode(b);
-  return { code: out.code, stdout: text(out.stdout), stderr: text(out.stderr) };
+function compareCli(args: string[]): Promise<CliResult> {
+  return runCli(["compare", ...args]);
 }
 
 Deno.test({

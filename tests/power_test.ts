@@ -22,19 +22,11 @@ import {
   twoMeansDetectable,
   twoProportionsDetectable,
 } from "../lib/stats/power.ts";
-import { ROOT } from "./run_cli.ts";
+import { type CliResult, ROOT, runCli } from "./run_cli.ts";
 
 /** Runs `lib/cli/power.ts` with `args`; returns exit code, stdout and stderr. */
-async function powerCli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  const out = await new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", `${ROOT}lib/cli/power.ts`, ...args],
-    cwd: ROOT,
-    stdout: "piped",
-    stderr: "piped",
-    env: { NO_COLOR: "1" },
-  }).output();
-  const text = (b: Uint8Array) => new TextDecoder().decode(b);
-  return { code: out.code, stdout: text(out.stdout), stderr: text(out.stderr) };
+function powerCli(args: string[]): Promise<CliResult> {
+  return runCli(["power", ...args]);
 }
 
 Deno.test("published sizes come from the paper data: 667, 29,797 (33,735 stated), 3,513, 34", async () => {
