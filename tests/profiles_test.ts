@@ -58,6 +58,29 @@ async function run(command: Deno.Command): Promise<{ code: number; stderr: strin
   return { code: out.code, stderr: new TextDecoder().decode(out.stderr) };
 }
 
+/** `eval climedbench` of the shipped sample against `url` with temperature 0 and 64 tokens, into `out`. */
+function climedbenchArgs(url: string, out: string): string[] {
+  return [
+    "eval",
+    "climedbench",
+    "--model",
+    "fake-model",
+    "--base-url",
+    url,
+    "--embed-model",
+    "fake-embed",
+    "--data",
+    CLIMED_SAMPLE,
+    "--out",
+    out,
+    "--no-render",
+    "--temperature",
+    "0",
+    "--max-tokens",
+    "64",
+  ];
+}
+
 Deno.test("profiles: the shipped table gives o-series and gpt-5 max_completion_tokens and no temperature", async () => {
   const table = await loadProfiles();
   for (const model of ["o1", "o3-mini", "o4-mini-2025-04-16", "gpt-5", "GPT-5-mini"]) {
@@ -110,23 +133,7 @@ Deno.test("profiles: CliMedBench against a reasoning model finishes with one ref
   const out = await Deno.makeTempDir({ prefix: "medeval-profiles-" });
   try {
     const result = await run(cli([
-      "eval",
-      "climedbench",
-      "--model",
-      "fake-model",
-      "--base-url",
-      server.url,
-      "--embed-model",
-      "fake-embed",
-      "--data",
-      CLIMED_SAMPLE,
-      "--out",
-      out,
-      "--no-render",
-      "--temperature",
-      "0",
-      "--max-tokens",
-      "64",
+      ...climedbenchArgs(server.url, out),
     ]));
     assertEquals(result.code, 0, result.stderr);
     assertEquals(refusals(server).length, 2);
@@ -314,23 +321,7 @@ Deno.test("profiles: the manifest records each role's request shape, with the ad
   const out = await Deno.makeTempDir({ prefix: "medeval-profiles-" });
   try {
     const result = await run(cli([
-      "eval",
-      "climedbench",
-      "--model",
-      "fake-model",
-      "--base-url",
-      server.url,
-      "--embed-model",
-      "fake-embed",
-      "--data",
-      CLIMED_SAMPLE,
-      "--out",
-      out,
-      "--no-render",
-      "--temperature",
-      "0",
-      "--max-tokens",
-      "64",
+      ...climedbenchArgs(server.url, out),
       "--seed",
       "1",
     ]));
