@@ -4,6 +4,7 @@
  * exactly as the fake produced them, stated in one footnote line of every table, warned about when more than 5%
  * of a judge's replies are truncated, and printed at the end of the run.
  */
+import type { RoleOutcome } from "../lib/report/outcomes_note.ts";
 import { assert, assertEquals, assertStringIncludes } from "@std/assert";
 import { scriptedReply } from "./fake_judge.ts";
 import {
@@ -20,17 +21,7 @@ const JUDGE = "fake-judge";
 const SECOND_JUDGE = "judge-b";
 
 /** One row of `outcomes_by_role`. */
-interface Row {
-  role: string;
-  model: string;
-  calls: number;
-  truncated: number;
-  refused: number;
-  empty: number;
-  context_errors: number;
-  failed: number;
-  judge_errors?: number;
-}
+type Row = RoleOutcome;
 
 /** What the fake answered `model`, by call key: `stop`, an outcome, or `400` (each key once). */
 function answered(requests: readonly FakeRequestRecord[], model: string): Map<string, string> {
