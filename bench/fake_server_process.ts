@@ -3,7 +3,12 @@
  * (or a CPU profile) with the run they measure. Judge prompts get a valid verdict every time, so a judged run
  * makes exactly one judge call per answer; request bodies are not kept, so the fake's memory stays flat.
  *
- * `deno run -A bench/fake_server_process.ts --latency 100` prints `{"url": ...}` on one line once listening.
+ * It also keeps the wall-clock times (epoch milliseconds) of the first chat request it received and of the last
+ * answer it sent, served as JSON at its times URL (`?reset=1` starts afresh): a benchmark measures start → first
+ * request and last answer → exit of a whole command from the server's side.
+ *
+ * `deno run -A bench/fake_server_process.ts --latency 100` prints `{"url": ..., "times": ...}` on one line once
+ * listening.
  * @module
  */
 import { defaultFakeReply, type FakeChatBody, startFakeServer } from "../tests/fake_server.ts";
@@ -24,16 +29,68 @@ export function benchReply(body: FakeChatBody): string {
   return defaultFakeReply(body);
 }
 
+/** When the chat requests of a measured command reached the fake and were answered. */
+export interface RequestTimes {
+  /** Epoch milliseconds of the first chat request received, `null` before any. */
+  first_request_ms: number | null;
+  /** Epoch milliseconds of the last chat answer sent, `null` before any. */
+  last_answer_ms: number | null;
+  /** Chat requests received. */
+  requests: number;
+}
+
+/** Epoch milliseconds with sub-millisecond precision (the same clock a parent process reads). */
+export function epochMs(): number {
+  return performance.timeOrigin + performance.now();
+}
+
+/** Records request arrival and answer times (chat completions only). */
+export class RequestClock {
+  #times: RequestTimes = { first_request_ms: null, last_answer_ms: null, requests: 0 };
+
+  /** Notes a chat request arriving. */
+  received(): void {
+    this.#times.first_request_ms ??= epochMs();
+    this.#times.requests++;
+  }
+
+  /** Notes a chat answer about to be sent. */
+  answered(): void {
+    this.#times.last_answer_ms = epochMs();
+  }
+
+  /** The times so far; `reset` starts afresh afterwards. */
+  read(reset = false): RequestTimes {
+    const times = { ...this.#times };
+    if (reset) this.#times = { first_request_ms: null, last_answer_ms: null, requests: 0 };
+    return times;
+  }
+}
+
 if (import.meta.main) {
   const arg = (name: string) => {
     const i = Deno.args.indexOf(`--${name}`);
     return i >= 0 ? Deno.args[i + 1] : undefined;
   };
+  const clock = new RequestClock();
   const server = await startFakeServer({
     port: Number(arg("port") ?? 0),
     latencyMs: Number(arg("latency") ?? 100),
-    reply: benchReply,
+    reply: (body) => {
+      clock.answered();
+      return benchReply(body);
+    },
+    fault: (request) => {
+      if (request.path.endsWith("/chat/completions")) clock.received();
+      return undefined;
+    },
     keepBodies: false,
   });
-  console.log(JSON.stringify({ url: server.url }));
+  const { promise: listening, resolve } = Promise.withResolvers<number>();
+  Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: ({ port }) => resolve(port) }, (req) => {
+    const reset = new URL(req.url).searchParams.get("reset") === "1";
+    return Response.json(clock.read(reset));
+  });
+  const timesPort = await listening;
+  console.log(JSON.stringify({ url: server.url, times: `http://127.0.0.1:${timesPort}/times` }));
 }

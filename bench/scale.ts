@@ -1,40 +1,78 @@
 /**
- * `deno task bench:scale` (part of `deno task bench`): throughput, memory and rerun speed of whole evaluation
- * runs against the fake OpenAI-compatible server (its own process, 100 ms latency), 64 requests in flight, written
- * as a JSON report to `reports/bench/scale.json`. Bound = N · latency / concurrency (+ one latency per round):
- * the time a run would take if the network were the only limit.
+ * `deno task bench:scale` (part of `deno task bench`): the fixed costs, throughput, memory and rerun speed of
+ * whole `deno task eval` commands against the fake OpenAI-compatible server (its own process, 100 ms latency,
+ * 64 requests in flight), written as a JSON report to `reports/bench/scale.json`. Every figure stands beside
+ * its goal and the value measured before (issue 28), with `met` saying whether the goal holds.
  *
- * Settings by environment: SCALE_N (default 5000), SCALE_MEMORY_N (default 33735), SCALE_COMPARE_N (default
- * 2000: promptfoo and medeval side by side), SCALE_SKIP (comma list of sections to leave out: inprocess,
- * command, memory, rerun, ratelimit, promptfoo).
+ * Bound = N · latency / concurrency + one latency per round of dependent calls: the time a run would take if the
+ * network were the only limit. Each whole command runs under `/usr/bin/time` (peak RSS, CPU seconds) against a
+ * fake started afresh for it, which notes when the first chat request arrived and when the last answer left:
+ * start → first request is spawn → that arrival, last answer → exit is that answer → the command's exit, both
+ * on the same wall clock.
+ *
+ * Settings by environment: SCALE_N (default 5000: one-call and judged runs, the last answer → exit figure),
+ * SCALE_MEMORY_N (default 33735: throughput, memory and rerun at the paper's size), SCALE_BIG_N (default 100000:
+ * memory at scale), SCALE_COMPARE_N (default 2000: promptfoo and medeval side by side), SCALE_SKIP (comma list
+ * of sections to leave out: start, compare, promptfoo, command, memory, big, rerun, ratelimit, inprocess).
  * @module
  */
 import { runEval } from "../lib/pipeline/run_eval.ts";
 import type { EvalConfig } from "../lib/pipeline/eval_config.ts";
 import { writeChoiceItems, writeOpenQuestions } from "./scale_data.ts";
 import { startChildServer } from "./child_server.ts";
+import { epochMs, type RequestTimes } from "./fake_server_process.ts";
 
 const LATENCY_MS = 100;
 const CONCURRENCY = 64;
 const N = Number(Deno.env.get("SCALE_N") ?? 5000);
 const MEMORY_N = Number(Deno.env.get("SCALE_MEMORY_N") ?? 33_735);
+const BIG_N = Number(Deno.env.get("SCALE_BIG_N") ?? 100_000);
 const COMPARE_N = Number(Deno.env.get("SCALE_COMPARE_N") ?? 2000);
-const SKIP = new Set((Deno.env.get("SCALE_SKIP") ?? "").split(",").filter(Boolean));
+const SKIP = new Set((Deno.env.get("SCALE_SKIP") ?? "inprocess").split(",").filter(Boolean));
 const ROOT = new URL("..", import.meta.url).pathname;
 
-/** A fake server process and its URL. */
+/** What issue 28 measured before its work, by figure (whole commands, 100 ms latency, 64 in flight, 2 cores). */
+const PREVIOUS = {
+  start_to_first_request_ms: "970 ms at 33,735 items, reading the data included",
+  last_answer_to_exit_ms: "2.9 s at 33,735 items",
+  one_call_compare: "4.4 s = 71% of the bound at 2,000",
+  one_call_memory: "88% of the bound at 33,735",
+  judged: "11.0 s = 72% of the bound, 354 MB at 5,000",
+  peak_rss_memory: "435 MB at 33,735 (509 MB the developers' own figure)",
+  peak_rss_big: "not measured",
+  module_graph: "110 MB",
+  rerun: "2,704 samples/s as a whole command; 6,396/s in process at 33,735",
+  promptfoo: "promptfoo 24.0 s (13% of the bound) at 2,000: medeval 5.4x faster",
+};
+
+/** A fake server process: its base URL and the URL of its request times. */
 interface FakeProcess {
   url: string;
+  times: string;
   close(): Promise<void>;
 }
 
-/** Starts bench/fake_server_process.ts and waits for its URL. */
+/** Starts bench/fake_server_process.ts and waits for its URLs. */
 async function startFake(): Promise<FakeProcess> {
   const server = await startChildServer(`${ROOT}bench/fake_server_process.ts`, [
     "--latency",
     String(LATENCY_MS),
   ]);
-  return { url: JSON.parse(server.line).url, close: server.close };
+  const { url, times } = JSON.parse(server.line);
+  return { url, times, close: server.close };
+}
+
+/**
+ * Runs `body` against a fake started for it alone and stopped after (a fresh fake per measurement: its request
+ * times are the measured command's, and nothing left over from an earlier command weighs on it).
+ */
+async function withFake<T>(body: (fake: FakeProcess) => Promise<T>): Promise<T> {
+  const fake = await startFake();
+  try {
+    return await body(fake);
+  } finally {
+    await fake.close();
+  }
 }
 
 /** The bound of `calls` calls in `rounds` dependent rounds: calls · latency / concurrency + one latency per round. */
@@ -42,35 +80,85 @@ function boundSeconds(calls: number, rounds = 1): number {
   return (calls * LATENCY_MS / CONCURRENCY + rounds * LATENCY_MS) / 1000;
 }
 
-/** One measured run. */
-interface Measure {
-  n: number;
-  seconds: number;
-  bound_seconds: number;
-  of_bound: number;
-  per_second: number;
-  peak_rss_mb?: number;
-  failures?: number;
-  /** Exit code of a whole command (0: complete run). */
-  exit_code?: number;
-}
-
-function measure(n: number, seconds: number, bound: number, extra: Partial<Measure> = {}): Measure {
-  return {
-    n,
-    seconds: round(seconds),
-    bound_seconds: round(bound),
-    of_bound: round(bound / seconds),
-    per_second: round(n / seconds),
-    ...extra,
-  };
-}
-
 function round(x: number, digits = 3): number {
   return Math.round(x * 10 ** digits) / 10 ** digits;
 }
 
-/** The eval settings of a one-call run (CliMedBench choice items) or a judged run (LLMEval-Med, one judging). */
+/** One whole command as measured. */
+interface CommandRun {
+  /** Spawn → exit, in seconds. */
+  seconds: number;
+  /** Spawn → the first chat request reaching the fake, in milliseconds (`null` when none did). */
+  start_to_first_request_ms: number | null;
+  /** The last answer leaving the fake → the command's exit, in milliseconds (`null` when none did). */
+  last_answer_to_exit_ms: number | null;
+  /** Chat requests the fake received. */
+  requests: number;
+  /** Peak resident set size, in MB (`/usr/bin/time`). */
+  peak_rss_mb: number;
+  /** CPU seconds in user and kernel mode. */
+  cpu_seconds: number;
+  /** Exit code (0: a complete run). */
+  exit_code: number;
+}
+
+/**
+ * Runs `deno run -A lib/cli/main.ts ...args` under /usr/bin/time against `fake` (its request times reset
+ * first); returns wall seconds, the fake-side fixed costs, peak RSS and CPU time.
+ */
+async function runCommand(args: string[], fake?: FakeProcess): Promise<CommandRun> {
+  const timeFile = await Deno.makeTempFile();
+  if (fake) await (await fetch(`${fake.times}?reset=1`)).body?.cancel();
+  const started = epochMs();
+  const out = await new Deno.Command("/usr/bin/time", {
+    args: ["-f", "%M %U %S", "-o", timeFile, Deno.execPath(), "run", "-A", `${ROOT}lib/cli/main.ts`, ...args],
+    stdout: "null",
+    stderr: "piped",
+    cwd: ROOT,
+  }).output();
+  const exited = epochMs();
+  const [kb, user, system] = (await Deno.readTextFile(timeFile)).trim().split("\n").at(-1)!.split(" ")
+    .map(Number);
+  await Deno.remove(timeFile);
+  if (out.code !== 0 && args[0] !== "--help") console.error(new TextDecoder().decode(out.stderr));
+  const times: RequestTimes = fake
+    ? await (await fetch(fake.times)).json()
+    : { first_request_ms: null, last_answer_ms: null, requests: 0 };
+  return {
+    seconds: round((exited - started) / 1000),
+    start_to_first_request_ms: times.first_request_ms === null
+      ? null
+      : Math.round(times.first_request_ms - started),
+    last_answer_to_exit_ms: times.last_answer_ms === null ? null : Math.round(exited - times.last_answer_ms),
+    requests: times.requests,
+    peak_rss_mb: round(kb / 1024, 1),
+    cpu_seconds: round(user + system, 2),
+    exit_code: out.code,
+  };
+}
+
+/** A whole command with its share of the bound and its rate. */
+function withBound(run: CommandRun, n: number, rounds = 1) {
+  const bound = boundSeconds(n, rounds);
+  return {
+    n,
+    ...run,
+    bound_seconds: round(bound),
+    of_bound: round(bound / run.seconds),
+    per_second: round(n / run.seconds, 1),
+  };
+}
+
+/** One goal of issue 28 beside what was measured and what was measured before. */
+interface Goal {
+  goal: string;
+  target: string;
+  value: string;
+  previous: string;
+  met: boolean;
+}
+
+/** The settings of a one-call run (CliMedBench choice items) or a judged run (LLMEval-Med, one judging). */
 function config(kind: "one-call" | "judged", data: string, out: string, url: string): EvalConfig {
   return kind === "one-call"
     ? {
@@ -99,15 +187,14 @@ function config(kind: "one-call" | "judged", data: string, out: string, url: str
     };
 }
 
-/** The same settings as command-line flags. */
-function flags(kind: "one-call" | "judged", data: string, out: string, url: string): string[] {
+/** The `eval` command line of a run (data `undefined`: the benchmark's shipped sample). */
+function evalArgs(kind: "one-call" | "judged", data: string | undefined, out: string, url: string): string[] {
   const common = [
     "--model",
     "fake-model",
     "--base-url",
     url,
-    "--data",
-    data,
+    ...(data ? ["--data", data] : []),
     "--out",
     out,
     "--concurrency",
@@ -115,66 +202,73 @@ function flags(kind: "one-call" | "judged", data: string, out: string, url: stri
     "--no-render",
     "--quiet",
   ];
-  return kind === "one-call"
-    ? ["climedbench", ...common]
-    : ["llmeval-med", ...common, "--judge", "fake-judge", "--judge-runs", "1", "--judge-concurrency", "64"];
+  return kind === "one-call" ? ["eval", "climedbench", ...common] : [
+    "eval",
+    "llmeval-med",
+    ...common,
+    "--judge",
+    "fake-judge",
+    "--judge-runs",
+    "1",
+    "--judge-concurrency",
+    "64",
+  ];
 }
 
+/** Writes the data of `n` samples of `kind` into `dir` once; returns its path. */
 async function writeData(kind: "one-call" | "judged", n: number, dir: string): Promise<string> {
   const path = `${dir}/${kind}-${n}.${kind === "one-call" ? "jsonl" : "json"}`;
-  if (kind === "one-call") await writeChoiceItems(path, n);
-  else await writeOpenQuestions(path, n);
+  const exists = await Deno.stat(path).then(() => true, () => false);
+  if (!exists) {
+    if (kind === "one-call") await writeChoiceItems(path, n);
+    else await writeOpenQuestions(path, n);
+  }
   return path;
 }
 
-/** Runs `deno task eval` as a whole command under /usr/bin/time; returns wall seconds and peak RSS. */
-async function runCommand(args: string[]): Promise<{ seconds: number; peakRssMb: number; code: number }> {
-  const timeFile = await Deno.makeTempFile();
-  const started = performance.now();
-  const out = await new Deno.Command("/usr/bin/time", {
-    args: [
-      "-f",
-      "%M",
-      "-o",
-      timeFile,
-      Deno.execPath(),
-      "run",
-      "-A",
-      `${ROOT}lib/cli/main.ts`,
-      "eval",
-      ...args,
-    ],
-    stdout: "null",
-    stderr: "piped",
-    cwd: ROOT,
-  }).output();
-  const seconds = (performance.now() - started) / 1000;
-  const kb = Number((await Deno.readTextFile(timeFile)).trim().split("\n").at(-1));
-  await Deno.remove(timeFile);
-  if (out.code !== 0) console.error(new TextDecoder().decode(out.stderr));
-  return { seconds, peakRssMb: round(kb / 1024, 1), code: out.code };
+/** Runs one whole `eval` command of `n` samples of `kind` against a fresh fake. */
+function evalCommand(
+  kind: "one-call" | "judged",
+  data: string | undefined,
+  out: string,
+  extra: string[] = [],
+) {
+  return withFake((fake) => runCommand([...evalArgs(kind, data, out, fake.url), ...extra], fake));
+}
+
+/** The median of `runs` by `key` (noisy fixed costs are taken three times). */
+function median<T>(runs: T[], key: (run: T) => number): T {
+  return [...runs].sort((a, b) => key(a) - key(b))[Math.floor(runs.length / 2)];
+}
+
+function ms(value: number | null): string {
+  return value === null ? "none" : `${value} ms`;
+}
+
+function percent(x: number): string {
+  return `${Math.round(x * 1000) / 10}%`;
 }
 
 /** promptfoo and medeval as whole commands on the same fake, N and concurrency: seconds and their ratio. */
-async function comparePromptfoo(url: string, dir: string): Promise<Record<string, unknown>> {
+async function comparePromptfoo(dir: string): Promise<Record<string, unknown>> {
   const { runPromptfoo } = await import("./promptfoo_compare.ts");
   const out: Record<string, unknown> = {};
   for (const kind of ["one-call", "judged"] as const) {
-    const theirs = await runPromptfoo({
-      baseUrl: url,
-      samples: COMPARE_N,
-      concurrency: CONCURRENCY,
-      judged: kind === "judged",
-    });
+    const rounds = kind === "judged" ? 2 : 1;
+    const theirs = await withFake((fake) =>
+      runPromptfoo({
+        baseUrl: fake.url,
+        samples: COMPARE_N,
+        concurrency: CONCURRENCY,
+        judged: kind === "judged",
+      })
+    );
     if ("skipped" in theirs) return { skipped: theirs.skipped };
     const data = await writeData(kind, COMPARE_N, dir);
-    const ours = await runCommand(flags(kind, data, `${dir}/cmp-${kind}`, url));
+    const ours = withBound(await evalCommand(kind, data, `${dir}/cmp-${kind}`), COMPARE_N, rounds);
     out[kind] = {
-      promptfoo: {
-        ...theirs,
-        of_bound: round(boundSeconds(COMPARE_N, kind === "judged" ? 2 : 1) / theirs.seconds),
-      },
-      medeval: measure(COMPARE_N, ours.seconds, boundSeconds(COMPARE_N, kind === "judged" ? 2 : 1)),
+      promptfoo: { ...theirs, of_bound: round(boundSeconds(COMPARE_N, rounds) / theirs.seconds) },
+      medeval: ours,
       promptfoo_over_medeval: round(theirs.seconds / ours.seconds, 2),
     };
     console.error(`promptfoo ${kind}: ${JSON.stringify(out[kind])}`);
@@ -190,8 +284,34 @@ async function rateLimited(): Promise<unknown> {
   return result;
 }
 
+/** One-call and judged runs in this process (no start-up), each followed by a rerun from its store. */
+async function inProcess(dir: string): Promise<Record<string, unknown>> {
+  const section: Record<string, unknown> = {};
+  for (const kind of ["one-call", "judged"] as const) {
+    const data = await writeData(kind, N, dir);
+    const out = `${dir}/in-${kind}`;
+    await withFake(async (fake) => {
+      const started = performance.now();
+      const result = await runEval(config(kind, data, out, fake.url));
+      const seconds = (performance.now() - started) / 1000;
+      const bound = boundSeconds(N, kind === "judged" ? 2 : 1);
+      section[kind] = {
+        n: N,
+        seconds: round(seconds),
+        of_bound: round(bound / seconds),
+        failures: result.failures,
+      };
+      const again = performance.now();
+      await runEval({ ...config(kind, data, out, fake.url), resume: true });
+      const rerun = (performance.now() - again) / 1000;
+      section[`${kind} rerun from store`] = { n: N, seconds: round(rerun), per_second: round(N / rerun) };
+    });
+    console.error(`in process ${kind}: ${JSON.stringify(section[kind])}`);
+  }
+  return section;
+}
+
 async function main(): Promise<void> {
-  const fake = await startFake();
   const dir = await Deno.makeTempDir({ prefix: "medeval-scale-" });
   const report: Record<string, unknown> = {
     settings: {
@@ -199,66 +319,170 @@ async function main(): Promise<void> {
       concurrency: CONCURRENCY,
       n: N,
       memory_n: MEMORY_N,
+      big_n: BIG_N,
       compare_n: COMPARE_N,
+      skipped: [...SKIP],
     },
     machine: { cores: navigator.hardwareConcurrency, deno: Deno.version.deno, os: Deno.build.os },
   };
+  const goals: Goal[] = [];
+  const log = (name: string, value: unknown) => console.error(`${name}: ${JSON.stringify(value)}`);
   try {
-    const data = {
-      "one-call": await writeData("one-call", N, dir),
-      judged: await writeData("judged", N, dir),
-    };
-    if (!SKIP.has("inprocess")) {
-      const section: Record<string, Measure | { n: number; seconds: number; per_second: number }> = {};
-      for (const kind of ["one-call", "judged"] as const) {
-        const out = `${dir}/in-${kind}`;
-        const started = performance.now();
-        const result = await runEval(config(kind, data[kind], out, fake.url));
-        const seconds = (performance.now() - started) / 1000;
-        section[kind] = measure(N, seconds, boundSeconds(N, kind === "judged" ? 2 : 1), {
-          failures: result.failures,
-        });
-        if (!SKIP.has("rerun")) {
-          const again = performance.now();
-          await runEval({ ...config(kind, data[kind], out, fake.url), resume: true });
-          const rerun = (performance.now() - again) / 1000;
-          section[`${kind} rerun from store`] = { n: N, seconds: round(rerun), per_second: round(N / rerun) };
-        }
-        console.error(`in process ${kind}: ${JSON.stringify(section[kind])}`);
-      }
-      report.in_process = section;
+    // The module graph alone: the command line's start-up, nothing run.
+    const help = median(await Promise.all([0, 1, 2].map(() => runCommand(["--help"]))), (r) => r.seconds);
+    report.module_graph = { command: "deno run -A lib/cli/main.ts --help", ...help };
+    log("module graph", report.module_graph);
+    goals.push({
+      goal: "module graph (RSS of `main.ts --help`), reported apart from the runs' peaks",
+      target: "reported",
+      value: `${help.peak_rss_mb} MB, ${help.seconds} s`,
+      previous: PREVIOUS.module_graph,
+      met: true,
+    });
+
+    if (!SKIP.has("start")) {
+      // Start → first request on the shipped sample, three times (a fixed cost: the median).
+      const runs: CommandRun[] = [];
+      for (let i = 0; i < 3; i++) runs.push(await evalCommand("one-call", undefined, `${dir}/start-${i}`));
+      const start = median(runs, (r) => r.start_to_first_request_ms ?? Infinity);
+      report.start = { data: "shipped CliMedBench sample", runs, median: start };
+      log("start", start);
+      goals.push({
+        goal: "start → first request, `eval` (shipped CliMedBench sample)",
+        target: "≤ 250 ms",
+        value: ms(start.start_to_first_request_ms),
+        previous: PREVIOUS.start_to_first_request_ms,
+        met: (start.start_to_first_request_ms ?? Infinity) <= 250,
+      });
     }
+
+    if (!SKIP.has("compare")) {
+      const data = await writeData("one-call", COMPARE_N, dir);
+      const run = withBound(await evalCommand("one-call", data, `${dir}/compare`), COMPARE_N);
+      report.one_call_compare = run;
+      log(`one-call ${COMPARE_N}`, run);
+      goals.push({
+        goal: `whole-command one-call run at ${COMPARE_N}`,
+        target: "≥ 90% of the bound",
+        value: `${run.seconds} s = ${percent(run.of_bound)}`,
+        previous: PREVIOUS.one_call_compare,
+        met: run.of_bound >= 0.9,
+      });
+    }
+    if (!SKIP.has("promptfoo")) {
+      const compared = await comparePromptfoo(dir);
+      report.promptfoo = compared;
+      const oneCall = compared["one-call"] as { promptfoo_over_medeval: number } | undefined;
+      goals.push({
+        goal: `promptfoo on the same fake, one-call run at ${COMPARE_N}, measured in this run`,
+        target: "reported",
+        value: oneCall ? `medeval ${oneCall.promptfoo_over_medeval}x faster` : `skipped: ${compared.skipped}`,
+        previous: PREVIOUS.promptfoo,
+        met: true,
+      });
+    }
+
     if (!SKIP.has("command")) {
-      const section: Record<string, Measure> = {};
+      const section: Record<string, unknown> = {};
       for (const kind of ["one-call", "judged"] as const) {
-        const run = await runCommand(flags(kind, data[kind], `${dir}/cmd-${kind}`, fake.url));
-        section[kind] = measure(N, run.seconds, boundSeconds(N, kind === "judged" ? 2 : 1), {
-          peak_rss_mb: run.peakRssMb,
-          exit_code: run.code,
-        });
-        console.error(`command ${kind}: ${JSON.stringify(section[kind])}`);
+        const data = await writeData(kind, N, dir);
+        section[kind] = withBound(
+          await evalCommand(kind, data, `${dir}/cmd-${kind}`),
+          N,
+          kind === "judged" ? 2 : 1,
+        );
+        log(`command ${kind} ${N}`, section[kind]);
       }
       report.command = section;
+      const oneCall = section["one-call"] as CommandRun;
+      const judged = section.judged as ReturnType<typeof withBound>;
+      goals.push({
+        goal: `last answer → exit, one-call run of ${N}`,
+        target: "≤ 300 ms",
+        value: ms(oneCall.last_answer_to_exit_ms),
+        previous: PREVIOUS.last_answer_to_exit_ms,
+        met: (oneCall.last_answer_to_exit_ms ?? Infinity) <= 300,
+      });
+      goals.push({
+        goal: `judged run of ${N} (one answer, one judging each)`,
+        target: "reported",
+        value: `${judged.seconds} s = ${percent(judged.of_bound)}, ${judged.peak_rss_mb} MB`,
+        previous: PREVIOUS.judged,
+        met: true,
+      });
     }
+
+    const memoryOut = `${dir}/memory`;
     if (!SKIP.has("memory")) {
-      const section: Record<string, Measure> = {};
-      for (const n of [...new Set([Math.min(5000, MEMORY_N), MEMORY_N])]) {
-        const path = await writeData("one-call", n, dir);
-        const run = await runCommand(flags("one-call", path, `${dir}/mem-${n}`, fake.url));
-        section[`one-call ${n}`] = measure(n, run.seconds, boundSeconds(n), {
-          peak_rss_mb: run.peakRssMb,
-          exit_code: run.code,
+      const data = await writeData("one-call", MEMORY_N, dir);
+      const run = withBound(await evalCommand("one-call", data, memoryOut), MEMORY_N);
+      report.memory = run;
+      log(`one-call ${MEMORY_N}`, run);
+      goals.push(
+        {
+          goal: `whole-command one-call run at ${MEMORY_N}`,
+          target: "≥ 95% of the bound",
+          value: `${run.seconds} s = ${percent(run.of_bound)}`,
+          previous: PREVIOUS.one_call_memory,
+          met: run.of_bound >= 0.95,
+        },
+        {
+          goal: `peak RSS, one-call run at ${MEMORY_N}`,
+          target: "≤ 300 MB",
+          value: `${run.peak_rss_mb} MB (module graph ${help.peak_rss_mb} MB of it)`,
+          previous: PREVIOUS.peak_rss_memory,
+          met: run.peak_rss_mb <= 300,
+        },
+        {
+          goal: `start → first request at ${MEMORY_N} items (reading the data included)`,
+          target: "reported",
+          value: ms(run.start_to_first_request_ms),
+          previous: PREVIOUS.start_to_first_request_ms,
+          met: true,
+        },
+        {
+          goal: `last answer → exit at ${MEMORY_N} items`,
+          target: "reported",
+          value: ms(run.last_answer_to_exit_ms),
+          previous: PREVIOUS.last_answer_to_exit_ms,
+          met: true,
+        },
+      );
+      if (!SKIP.has("rerun")) {
+        // Every call is in the store: the same command with --resume answers each from it.
+        const rerun = await evalCommand("one-call", data, memoryOut, ["--resume"]);
+        const perSecond = round(MEMORY_N / rerun.seconds, 1);
+        report.rerun = { n: MEMORY_N, ...rerun, per_second: perSecond };
+        log(`rerun ${MEMORY_N}`, report.rerun);
+        goals.push({
+          goal: `rerun from the store at ${MEMORY_N}, whole command`,
+          target: "≥ 10,000 samples/s",
+          value: `${perSecond} samples/s (${rerun.seconds} s, ${rerun.peak_rss_mb} MB)`,
+          previous: PREVIOUS.rerun,
+          met: perSecond >= 10_000,
         });
-        console.error(`memory ${n}: ${JSON.stringify(section[`one-call ${n}`])}`);
       }
-      report.memory = section;
+      await Deno.remove(memoryOut, { recursive: true }).catch(() => {});
     }
-    if (!SKIP.has("promptfoo")) report.promptfoo = await comparePromptfoo(fake.url, dir);
+    if (!SKIP.has("big")) {
+      const data = await writeData("one-call", BIG_N, dir);
+      const run = withBound(await evalCommand("one-call", data, `${dir}/big`), BIG_N);
+      report.big = run;
+      log(`one-call ${BIG_N}`, run);
+      goals.push({
+        goal: `peak RSS, one-call run at ${BIG_N}`,
+        target: "≤ 350 MB",
+        value: `${run.peak_rss_mb} MB (${percent(run.of_bound)} of the bound)`,
+        previous: PREVIOUS.peak_rss_big,
+        met: run.peak_rss_mb <= 350,
+      });
+    }
     if (!SKIP.has("ratelimit")) report.rate_limited = await rateLimited();
+    if (!SKIP.has("inprocess")) report.in_process = await inProcess(dir);
   } finally {
-    await fake.close();
     await Deno.remove(dir, { recursive: true });
   }
+  report.goals = goals;
   await Deno.mkdir(`${ROOT}reports/bench`, { recursive: true });
   await Deno.writeTextFile(`${ROOT}reports/bench/scale.json`, JSON.stringify(report, null, 2) + "\n");
   console.log(JSON.stringify(report, null, 2));

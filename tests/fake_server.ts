@@ -817,11 +817,16 @@ function aborted(signal: AbortSignal): Promise<void> {
 
 function abortableDelay(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((done) => {
-    const timer = setTimeout(done, ms);
-    signal.addEventListener("abort", () => {
+    // The listener goes once its delay has passed: a long-lived server would otherwise keep one per request.
+    const onAbort = () => {
       clearTimeout(timer);
       done();
-    }, { once: true });
+    };
+    const timer = setTimeout(() => {
+      signal.removeEventListener("abort", onAbort);
+      done();
+    }, ms);
+    signal.addEventListener("abort", onAbort, { once: true });
   });
 }
 

@@ -2,20 +2,66 @@
  * The evaluation loop shared by every benchmark: conversations run concurrently, the turns of one
  * conversation in order (each with the conversation as the model actually saw it), and every answer is scored
  * as soon as it exists. At most `window` conversations are under way at once (enough to keep every role's
- * requests in flight), so memory does not grow with the number of samples. All results go to the run store;
- * nothing is kept that the store does not hold.
+ * requests in flight), so memory does not grow with the number of samples; and the garbage those leave is
+ * collected at checkpoints ({@linkcode collectGarbage}). All results go to the run store; nothing is kept that
+ * the store does not hold. A resumed run replays every call from the store but writes and scores again only
+ * answers whose scores are not all stored.
  * @module
  */
 import { contextCutTurnError, isContextError, isFinalAnswerError } from "../core/answer_errors.ts";
 import type { ChatMessage } from "../core/chat.ts";
-import type { StoredScore } from "../core/records.ts";
+import type { OutputStatus, StoredScore } from "../core/records.ts";
 import { type Sample, toConversations } from "../core/sample.ts";
 import type { RunView, ScoreContext, ScoreInput, Scorer, Solver } from "../core/task.ts";
 import { redact } from "../providers/transport/redact.ts";
 import { StopError } from "../providers/types.ts";
 import type { Progress } from "../report/progress.ts";
-import type { RunStore } from "../store/run_store.ts";
+import type { OutputScores, RunStore } from "../store/run_store.ts";
 import type { Roles } from "./roles.ts";
+
+/**
+ * How far the heap may grow past what was in use after the last collection before a checkpoint collects it.
+ * V8 collects the old generation only once it has grown to several times what is live, and a run's requests,
+ * answers and exports leave garbage faster than it does: without checkpoints, peak RSS would follow the run's
+ * length and size rather than its live data.
+ */
+export const HEAP_SLACK_BYTES = 48 * 2 ** 20;
+/** Conversations started between two checkpoints of the evaluation loop. */
+const CHECKPOINT_EVERY = 256;
+
+/** V8's full collection, once {@linkcode loadCollector} has exposed it. */
+let fullCollection: (() => void) | undefined;
+/** The loading of {@linkcode fullCollection}, once started. */
+let collectorLoaded: Promise<void> | undefined;
+
+/**
+ * Exposes V8's full collection at run time (`--expose-gc` set, `gc` taken from a new context). Loaded in the
+ * background (node:vm takes a while), so that it never delays a run's first requests; where it cannot be
+ * exposed, checkpoints collect nothing.
+ */
+export function loadCollector(): Promise<void> {
+  collectorLoaded ??= Promise.all([import("node:v8"), import("node:vm")]).then(([v8, vm]) => {
+    v8.default.setFlagsFromString("--expose-gc");
+    const gc = vm.default.runInNewContext("gc");
+    if (typeof gc === "function") fullCollection = () => gc();
+  }).catch(() => {});
+  return collectorLoaded;
+}
+
+/** Heap in use right after the last checkpoint's collection (0 before any). */
+let heapAfterCollection = 0;
+
+/**
+ * A memory checkpoint: collects garbage when the heap in use has grown by more than {@linkcode HEAP_SLACK_BYTES}
+ * since the last collection made here (a small run never collects). Called between a run's phases and every
+ * {@linkcode CHECKPOINT_EVERY} conversations of the evaluation loop that sent calls; collects nothing until
+ * {@linkcode loadCollector} is done.
+ */
+export function collectGarbage(): void {
+  if (!fullCollection || Deno.memoryUsage().heapUsed - heapAfterCollection <= HEAP_SLACK_BYTES) return;
+  fullCollection();
+  heapAfterCollection = Deno.memoryUsage().heapUsed;
+}
 
 /** Inputs of {@linkcode evaluate}. */
 export interface EvaluateOptions {
@@ -85,12 +131,21 @@ export async function evaluate(options: EvaluateOptions): Promise<EvaluateResult
   const result: EvaluateResult = { answerErrors: 0, scoreFailures: 0, notStarted: 0 };
   const { progress, store, condition, roles, judgeRuns } = options;
   const unitCtx = { judgeRuns, members: (role: string) => roles.members(role) };
-  // Samples whose answer error is their result (longer than the model's context): never asked again.
-  const settled = new Set(
-    store.outputStatus(condition).filter((o) => !o.answered && isFinalAnswerError(o.error)).map((o) =>
-      o.sampleId
-    ),
-  );
+  // What a resumed run finds stored: samples whose answer error is their result (longer than the model's
+  // context), never asked again; and answers with their score counts, not written or scored again when the
+  // same call answers them and every score they owe is there.
+  const settled = new Set<string>();
+  const answered = new Map<string, OutputScores>();
+  for (const output of store.outputScores(condition)) {
+    if (output.answered) answered.set(output.sampleId, output);
+    else if (isFinalAnswerError(output.error)) settled.add(output.sampleId);
+  }
+  const alreadyScored = (sample: Sample, callKey: string | null | undefined) => {
+    const stored = answered.get(sample.id);
+    answered.delete(sample.id);
+    return !!stored && !!callKey && stored.callKey === callKey &&
+      options.scorers.every((s) => (stored.scores[s.name] ?? 0) >= scorerUnits(s, unitCtx, sample));
+  };
 
   const runConversation = async (turns: Sample[]) => {
     const history: ChatMessage[] = [];
@@ -104,6 +159,12 @@ export async function evaluate(options: EvaluateOptions): Promise<EvaluateResult
       const ctx = roles.context(sample, judgeRuns, options.auxiliary, condition);
       try {
         const solved = await options.solver.solve({ sample, history: [...history] }, ctx);
+        if (alreadyScored(sample, solved.callKey)) {
+          // Replayed from the store: the stored answer and its scores are this answer's.
+          progress?.tick(sampleUnits(sample, options.scorers, unitCtx));
+          history.push(...solved.turn);
+          continue;
+        }
         store.putOutput({
           sampleId: sample.id,
           condition,
@@ -158,14 +219,23 @@ export async function evaluate(options: EvaluateOptions): Promise<EvaluateResult
 
   const conversations = toConversations(options.samples);
   let next = 0;
+  // Calls sent so far: a replay from the store (nothing sent) leaves little garbage behind and needs its speed.
+  let sent = 0;
+  const sentSince = () => {
+    const now = Object.values(roles.stats()).reduce((sum, s) => sum + s.sent, 0);
+    const any = now > sent;
+    sent = now;
+    return any;
+  };
   const worker = async () => {
     // A call refused by a spending limit (StopError) stops the loop: the conversations under way finish.
     while (next < conversations.length && result.stopped === undefined) {
+      if (next > 0 && next % CHECKPOINT_EVERY === 0 && sentSince()) collectGarbage();
       await runConversation(conversations[next++]);
     }
   };
   const workers = Math.max(1, Math.min(options.window ?? conversations.length, conversations.length));
-  await Promise.all(Array.from({ length: workers }, worker));
+  await Promise.all([...Array.from({ length: workers }, worker), loadCollector()]);
   for (const turns of conversations.slice(next)) result.notStarted += turns.length;
   return result;
 }
@@ -211,14 +281,12 @@ async function scoreAnswer(
 /** Reads one condition of the run store into the shape aggregations take (answers' texts are not read). */
 export function readRunView(store: RunStore, condition: string): RunView {
   const scores = new Map<string, StoredScore[]>();
-  for (const score of store.scores(condition)) {
+  for (const score of store.eachScoreOf(condition)) {
     const list = scores.get(score.sampleId);
     if (list) list.push(score);
     else scores.set(score.sampleId, [score]);
   }
-  return {
-    samples: store.samples(),
-    outputs: new Map(store.outputStatus(condition).map((o) => [o.sampleId, o])),
-    scores,
-  };
+  const outputs = new Map<string, OutputStatus>();
+  for (const output of store.outputStatus(condition)) outputs.set(output.sampleId, output);
+  return { samples: store.samples(), outputs, scores };
 }

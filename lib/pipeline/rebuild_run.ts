@@ -9,6 +9,7 @@ import { ConfigError, InputError } from "../core/errors.ts";
 import type { Summary } from "../core/summary.ts";
 import { describeDifferences, runDifferences } from "../store/merge.ts";
 import type { RunStore } from "../store/run_store.ts";
+import { startExport } from "../store/export.ts";
 import type { EvalConfig } from "./eval_config.ts";
 import { conditionIdentities, type EvalPlan, planEval } from "./plan.ts";
 import { conditionResult } from "./run_eval.ts";
@@ -106,6 +107,8 @@ export async function replanStoredRun(
  */
 export async function rewriteRunOutputs(plan: EvalPlan, store: RunStore): Promise<Summary[]> {
   const results = plan.conditions.map((entry) => conditionResult(plan, store, entry));
+  // The log files are exported in a worker while the summaries, tables and figures are written.
+  startExport(store, `${plan.config.out}/log`);
   await writeRunOutputs({
     out: plan.config.out,
     task: plan.task,

@@ -14,7 +14,7 @@ import { juryReport } from "../judges/jury.ts";
 import type { CallerStats } from "../providers/caller.ts";
 import { attachBatchProviders } from "../providers/batch/batch.ts";
 import { Progress } from "../report/progress.ts";
-import { evaluate, progressUnits, readRunView } from "./evaluate.ts";
+import { collectGarbage, evaluate, progressUnits, readRunView } from "./evaluate.ts";
 import { openRunStore } from "./open_store.ts";
 import { type EvalPlan, planEval } from "./plan.ts";
 import { type EvalConfig } from "./eval_config.ts";
@@ -22,6 +22,7 @@ import { Roles } from "./roles.ts";
 import { conditionNote, conditionSolver } from "../ablations/condition.ts";
 import { withRobustness } from "../robustness/sets.ts";
 import type { RunStore } from "../store/run_store.ts";
+import { startExport } from "../store/export.ts";
 import { Budget, usageRows } from "../providers/accounting/spend.ts";
 import { shardNote } from "./shard.ts";
 import {
@@ -289,6 +290,10 @@ export async function executeEval(plan: EvalPlan): Promise<EvalResult> {
     for (const { outcomeLines } of results) {
       for (const line of outcomeLines ?? []) console.error(`outcomes: ${line}`);
     }
+    // The log files are exported in a worker while the garbage of the aggregation is collected and the
+    // summaries, tables and figures are written.
+    startExport(store, `${config.out}/log`);
+    collectGarbage();
     const comparisons = await writeRunOutputs({
       out: config.out,
       task,

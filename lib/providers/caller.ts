@@ -163,8 +163,8 @@ export class Caller {
   }
 
   /**
-   * Answers from the store, or joins an identical call already under way (counted as cached: nothing more is
-   * sent), or sends the request.
+   * Joins an identical call already under way (looked up or sent; counted as cached: nothing more is sent), or
+   * answers from the store, or sends the request.
    */
   async #through(
     key: string,
@@ -172,24 +172,35 @@ export class Caller {
     send: () => Promise<Reply>,
     condition?: string,
   ): Promise<CallResult> {
-    const stored = this.store.getCall(key);
-    if (stored) {
-      this.stats.cached++;
-      return { call: stored, cached: true };
-    }
     const pending = this.#inFlight.get(key);
     if (pending) {
       const { call } = await pending;
       this.stats.cached++;
       return { call, cached: true };
     }
-    const sending = this.#send(key, request, send, condition);
-    this.#inFlight.set(key, sending);
+    // Registered before the store is asked, so an identical call made meanwhile waits for this one.
+    const answering = this.#storedOrSent(key, request, send, condition);
+    this.#inFlight.set(key, answering);
     try {
-      return await sending;
+      return await answering;
     } finally {
       this.#inFlight.delete(key);
     }
+  }
+
+  /** Answers from the store (the lookups of calls made together go in one query), or sends the request. */
+  async #storedOrSent(
+    key: string,
+    request: StoredCall["request"],
+    send: () => Promise<Reply>,
+    condition?: string,
+  ): Promise<CallResult> {
+    const stored = await this.store.findCall(key);
+    if (stored) {
+      this.stats.cached++;
+      return { call: stored, cached: true };
+    }
+    return await this.#send(key, request, send, condition);
   }
 
   async #send(

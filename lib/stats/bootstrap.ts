@@ -41,6 +41,38 @@ export function resampleMean(values: readonly number[], random: () => number): n
   return sum / values.length;
 }
 
+/**
+ * Resamples drawn from the numbers of `mulberry32(seed)` (lib/stats/rng.ts), taken inline: `mean(values)` is
+ * exactly `resampleMean(values, random)` for a `random = mulberry32(seed)` that has given as many numbers as
+ * this stream so far, at about a third of the cost (no call per draw). A bootstrap of n values draws n numbers
+ * per resample, so this is where its time goes.
+ */
+export class ResampleStream {
+  #state: number;
+
+  /** Starts the stream of `seed` (a 32-bit seed, e.g. from `seedFrom`). */
+  constructor(seed: number) {
+    this.#state = seed >>> 0;
+  }
+
+  /** Returns the mean of one resample of `values` (same size, drawn with replacement). */
+  mean(values: Float64Array): number {
+    const n = values.length;
+    let a = this.#state;
+    let sum = 0;
+    for (let i = 0; i < n; i++) {
+      // mulberry32, step for step as in rng.ts.
+      a = (a + 0x6d2b79f5) >>> 0;
+      let t = a;
+      t = Math.imul(t ^ (t >>> 15), t | 1);
+      t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+      sum += values[Math.floor((((t ^ (t >>> 14)) >>> 0) / 4294967296) * n)];
+    }
+    this.#state = a;
+    return sum / n;
+  }
+}
+
 /** Returns the percentile interval at `level` (default 0.95) of bootstrap statistics (sorted in place). */
 export function percentileInterval(stats: Float64Array, level = 0.95): [number, number] {
   stats.sort();
@@ -91,17 +123,20 @@ function inverseCdf(cdf: Float64Array, u: number): number {
 export function bootstrapMean(values: readonly number[], options: BootstrapOptions = {}): Estimate {
   const n = values.length;
   if (n === 0) return { value: null, ci95: null, n: 0 };
-  const random = mulberry32(seedFrom(options.seed ?? "medeval"));
+  const seed = seedFrom(options.seed ?? "medeval");
   const means = new Float64Array(options.resamples ?? RESAMPLES);
   const observed = mean(values);
   if (values.every((v) => v === 0 || v === 1)) {
     if (observed === 0 || observed === 1) means.fill(observed);
     else {
+      const random = mulberry32(seed);
       const cdf = binomialCdf(n, observed);
       for (let b = 0; b < means.length; b++) means[b] = inverseCdf(cdf, random()) / n;
     }
   } else {
-    for (let b = 0; b < means.length; b++) means[b] = resampleMean(values, random);
+    const stream = new ResampleStream(seed);
+    const sample = Float64Array.from(values);
+    for (let b = 0; b < means.length; b++) means[b] = stream.mean(sample);
   }
   return { value: observed, ci95: percentileInterval(means, options.level ?? 0.95), n };
 }

@@ -4,9 +4,9 @@
  * several groups (stratified bootstrap). All bootstraps are seeded.
  * @module
  */
-import { bootstrapMean, mean, percentileInterval, resampleMean, RESAMPLES } from "./bootstrap.ts";
+import { bootstrapMean, mean, percentileInterval, RESAMPLES, ResampleStream } from "./bootstrap.ts";
 import { type Estimate } from "../core/summary.ts";
-import { mulberry32, seedFrom } from "./rng.ts";
+import { seedFrom } from "./rng.ts";
 
 /** McNemar's exact test on paired 0/1 outcomes. */
 export interface McNemar {
@@ -75,9 +75,10 @@ export function independentDifference(
   seed = "medeval",
 ): Estimate {
   if (a.length === 0 || b.length === 0) return { value: null, ci95: null, n: a.length + b.length };
-  const random = mulberry32(seedFrom(seed));
+  const stream = new ResampleStream(seedFrom(seed));
+  const [first, second] = [Float64Array.from(b), Float64Array.from(a)];
   const stats = new Float64Array(RESAMPLES);
-  for (let r = 0; r < RESAMPLES; r++) stats[r] = resampleMean(b, random) - resampleMean(a, random);
+  for (let r = 0; r < RESAMPLES; r++) stats[r] = stream.mean(first) - stream.mean(second);
   return { value: mean(b) - mean(a), ci95: percentileInterval(stats), n: a.length + b.length };
 }
 
@@ -89,11 +90,12 @@ export function macroMean(groups: readonly (readonly number[])[], seed = "medeva
   const present = groups.filter((g) => g.length > 0);
   const n = present.reduce((sum, g) => sum + g.length, 0);
   if (present.length === 0) return { value: null, ci95: null, n: 0 };
-  const random = mulberry32(seedFrom(seed));
+  const stream = new ResampleStream(seedFrom(seed));
+  const samples = present.map((g) => Float64Array.from(g));
   const stats = new Float64Array(RESAMPLES);
   for (let r = 0; r < RESAMPLES; r++) {
     let total = 0;
-    for (const g of present) total += resampleMean(g, random);
+    for (const g of samples) total += stream.mean(g);
     stats[r] = total / present.length;
   }
   return { value: mean(present.map((g) => mean(g))), ci95: percentileInterval(stats), n };

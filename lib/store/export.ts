@@ -9,21 +9,24 @@ export function toJsonl(rows: readonly unknown[]): string {
   return rows.map((r) => JSON.stringify(r)).join("\n") + (rows.length ? "\n" : "");
 }
 
-/** Writes `rows` to `path` as JSON Lines, a batch of lines at a time (the rows are never all in memory). */
-export async function writeJsonl(path: string, rows: Iterable<unknown>): Promise<void> {
+/** Characters of lines gathered before they are written out (the file's lines are never all in memory). */
+const CHUNK_CHARS = 1 << 16;
+
+/** Writes `lines` (each one JSON text, without its newline) to `path`, a chunk of lines at a time. */
+export async function writeJsonLines(path: string, lines: Iterable<string>): Promise<void> {
   const file = await Deno.open(path, { write: true, create: true, truncate: true });
   const encoder = new TextEncoder();
   try {
-    let batch: string[] = [];
+    let chunk = "";
     const flush = async () => {
-      if (batch.length === 0) return;
-      const bytes = encoder.encode(batch.join(""));
+      if (chunk.length === 0) return;
+      const bytes = encoder.encode(chunk);
+      chunk = "";
       for (let at = 0; at < bytes.length;) at += await file.write(bytes.subarray(at));
-      batch = [];
     };
-    for (const row of rows) {
-      batch.push(JSON.stringify(row) + "\n");
-      if (batch.length >= 500) await flush();
+    for (const line of lines) {
+      chunk += line + "\n";
+      if (chunk.length >= CHUNK_CHARS) await flush();
     }
     await flush();
   } finally {
@@ -31,22 +34,86 @@ export async function writeJsonl(path: string, rows: Iterable<unknown>): Promise
   }
 }
 
+/** Writes `rows` to `path` as JSON Lines, a chunk of lines at a time (the rows are never all in memory). */
+export async function writeJsonl(path: string, rows: Iterable<unknown>): Promise<void> {
+  await writeJsonLines(path, jsonTexts(rows));
+}
+
+function* jsonTexts(rows: Iterable<unknown>): Generator<string> {
+  for (const row of rows) yield JSON.stringify(row);
+}
+
+/** What the export worker is asked: the store's database file and the directory of its log. */
+export interface ExportRequest {
+  /** Path of `run.sqlite`. */
+  path: string;
+  /** Directory the log files go into. */
+  dir: string;
+}
+
+/** What the export worker answers: the files written, or why it could not write them. */
+export type ExportReply = { files: string[] } | { error: string };
+
+/** A log export started ahead by {@linkcode startExport}: where it writes, the store's writes then, its result. */
+interface ExportAhead {
+  dir: string;
+  writes: number;
+  files: Promise<string[]>;
+}
+
+/** The export started ahead for each store, until {@linkcode exportStore} takes it. */
+const ahead = new WeakMap<RunStore, ExportAhead>();
+
+/**
+ * Starts writing the log files of `store` into `dir` in a worker (lib/store/export_worker.ts, reading the
+ * database beside this process), so that the export runs while the rest of a run's outputs are written:
+ * {@linkcode exportStore} of the same store and directory then waits for it rather than exporting again, unless
+ * the store was written to since (then it exports afresh, once the worker is done).
+ */
+export function startExport(store: RunStore, dir: string): void {
+  store.flush();
+  const worker = new Worker(new URL("./export_worker.ts", import.meta.url), { type: "module" });
+  const files = new Promise<string[]>((resolve, reject) => {
+    worker.onmessage = (event: MessageEvent<ExportReply>) => {
+      worker.terminate();
+      if ("files" in event.data) resolve(event.data.files);
+      else reject(new Error(event.data.error));
+    };
+    worker.onerror = (event) => {
+      event.preventDefault();
+      worker.terminate();
+      reject(new Error(event.message));
+    };
+  });
+  // A failed export ahead is not an error of its own: exportStore writes the files itself.
+  files.catch(() => {});
+  ahead.set(store, { dir, writes: store.writes, files });
+  worker.postMessage({ path: store.path, dir } satisfies ExportRequest);
+}
+
 /**
  * Writes `calls.jsonl`, `outputs.jsonl`, `scores.jsonl` and `events.jsonl` of `store` into `dir`, each streamed
- * from the store a row at a time.
+ * from the store a row at a time, as JSON text built from the stored columns; when {@linkcode startExport}
+ * started them for this store and directory and nothing was written to it since, waits for those instead.
  */
 export async function exportStore(store: RunStore, dir: string): Promise<string[]> {
+  const started = ahead.get(store);
+  ahead.delete(store);
+  if (started) {
+    const files = await started.files.catch(() => undefined);
+    if (files && started.dir === dir && started.writes === store.writes) return files;
+  }
   await Deno.mkdir(dir, { recursive: true });
-  const files: [string, Iterable<unknown>][] = [
-    ["calls.jsonl", store.eachCall()],
-    ["outputs.jsonl", store.eachOutput()],
-    ["scores.jsonl", store.eachScore()],
-    ["events.jsonl", store.events()],
+  const files: [string, Iterable<string>][] = [
+    ["calls.jsonl", store.eachCallJson()],
+    ["outputs.jsonl", store.eachOutputJson()],
+    ["scores.jsonl", store.eachScoreJson()],
+    ["events.jsonl", store.eachEventJson()],
   ];
   const written: string[] = [];
-  for (const [name, rows] of files) {
+  for (const [name, lines] of files) {
     const path = `${dir}/${name}`;
-    await writeJsonl(path, rows);
+    await writeJsonLines(path, lines);
     written.push(path);
   }
   return written;

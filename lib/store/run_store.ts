@@ -12,12 +12,13 @@
  */
 import type { StatementSync } from "node:sqlite";
 import { SqliteConnection } from "./sqlite.ts";
-import { type Sample, SampleSchema } from "../core/sample.ts";
+import type { Sample } from "../core/sample.ts";
 import type { OutputStatus, StoredCall, StoredOutput, StoredScore } from "../core/records.ts";
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS manifest (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS samples (id TEXT PRIMARY KEY, position INTEGER NOT NULL, data TEXT NOT NULL);
+CREATE INDEX IF NOT EXISTS samples_by_position ON samples (position, id);
 CREATE TABLE IF NOT EXISTS calls (
   key TEXT PRIMARY KEY, role TEXT NOT NULL, model TEXT NOT NULL, request TEXT NOT NULL, text TEXT NOT NULL,
   finish_reason TEXT, usage TEXT, attempts INTEGER NOT NULL, latency_ms REAL NOT NULL, created_at TEXT NOT NULL,
@@ -68,6 +69,14 @@ export interface OutputOutcome {
   call?: Pick<StoredCall, "text" | "finishReason" | "refusal">;
 }
 
+/** One stored output of a condition with the scores stored for its sample, as {@linkcode RunStore.outputScores} reads it. */
+export interface OutputScores extends OutputStatus {
+  /** The call that produced the answer (`null` for failed answers). */
+  callKey: string | null;
+  /** How many scores each scorer stored for the sample in the condition. */
+  scores: Record<string, number>;
+}
+
 /** How one finished call ended, as {@linkcode RunStore.eachCallEnd} reads it (without its request). */
 export interface CallEnd extends Pick<StoredCall, "text" | "finishReason" | "refusal"> {
   /** The role that made it. */
@@ -85,7 +94,17 @@ export class RunStore {
   #queue: { statement: StatementSync; values: (string | number | null)[] }[] = [];
   /** Calls among the queued writes, by key, so {@linkcode getCall} sees them before they are committed. */
   readonly #queuedCalls = new Map<string, StoredCall>();
+  /** Calls stored through this store so far (what {@linkcode usageTotals} was last read at is compared with). */
+  #callsPut = 0;
+  /** The last usage totals read, with the count of calls stored then (read again once a call is stored). */
+  #usage: { calls: number; totals: UsageTotal[] } | undefined;
+  /** The lookups {@linkcode findCall} has gathered and not answered yet, by key. */
+  #lookups: Map<string, PromiseWithResolvers<StoredCall | undefined>> | undefined;
   #timer: ReturnType<typeof setTimeout> | undefined;
+  /** The stored samples, in their order, when {@linkcode putSamples} was given exactly them. */
+  #heldSamples: readonly Sample[] | undefined;
+  /** Writes to calls, outputs, scores and events so far (what the exported log files hold). */
+  #writes = 0;
 
   /**
    * Opens `path` in WAL mode and creates the tables if they do not exist; a store written before scores had a
@@ -130,9 +149,15 @@ export class RunStore {
 
   /** Queues one write; it is committed within {@linkcode WRITE_DELAY_MS}, or at once when the queue is full. */
   #write(sql: string, values: (string | number | null)[]): void {
+    this.#writes++;
     this.#queue.push({ statement: this.#prepare(sql), values });
     if (this.#queue.length >= WRITE_BATCH) this.flush();
     else this.#timer ??= setTimeout(() => this.flush(), WRITE_DELAY_MS);
+  }
+
+  /** How many times calls, outputs, scores or events were written through this store (a change counter). */
+  get writes(): number {
+    return this.#writes;
   }
 
   /** Commits every queued write in one transaction (every read does this first). */
@@ -185,23 +210,82 @@ export class RunStore {
     });
   }
 
-  /** Adds samples not stored yet, keeping their order. */
+  /**
+   * Adds samples not stored yet, keeping their order (a resumed run, whose samples are all stored, writes none).
+   * When the store then holds exactly these samples, in this order, they are read from memory from then on (a
+   * run's plan holds them anyway; a run's samples are fixed by its data, which its identity pins).
+   */
   putSamples(samples: readonly Sample[]): void {
     this.flush();
-    const stmt = this.#prepare("INSERT OR IGNORE INTO samples (id, position, data) VALUES (?, ?, ?)");
-    this.#transaction(() => samples.forEach((s, i) => stmt.run(s.id, i, JSON.stringify(s))));
+    if (this.#storedAmong(samples) !== samples.length) {
+      const stmt = this.#prepare("INSERT OR IGNORE INTO samples (id, position, data) VALUES (?, ?, ?)");
+      this.#transaction(() => samples.forEach((s, i) => stmt.run(s.id, i, JSON.stringify(s))));
+    }
+    const ids = this.#prepare("SELECT id FROM samples ORDER BY position").all() as { id: string }[];
+    const same = ids.length === samples.length && ids.every((row, i) => row.id === samples[i].id);
+    this.#heldSamples = same ? samples : undefined;
   }
 
-  /** Returns the stored samples in their original order, validated. */
+  /** How many of `samples` (by id, distinct ones) the store holds, in one query. */
+  #storedAmong(samples: readonly Sample[]): number {
+    if (samples.length === 0) return 0;
+    const row = this.#prepare(
+      "SELECT COUNT(*) AS n FROM samples WHERE id IN (SELECT value FROM json_each(?))",
+    ).get(JSON.stringify(samples.map((s) => s.id))) as { n: number };
+    return Number(row.n);
+  }
+
+  /** Returns the stored samples in their original order. */
   samples(): Sample[] {
     return [...this.eachSample()];
   }
 
-  /** Yields the stored samples in their original order, validated, one at a time. */
+  /**
+   * Yields the stored samples in their original order, one at a time: those given to {@linkcode putSamples} when
+   * they are exactly the stored ones, else as read (they were validated when they were stored, so they are
+   * read as written, not validated again).
+   */
   *eachSample(): Generator<Sample> {
     this.flush();
+    if (this.#heldSamples) {
+      yield* this.#heldSamples;
+      return;
+    }
     for (const row of this.#prepare("SELECT data FROM samples ORDER BY position").iterate()) {
-      yield SampleSchema.parse(JSON.parse(String((row as { data: string }).data)));
+      yield storedSample(String((row as { data: string }).data));
+    }
+  }
+
+  /**
+   * Returns the finished call with this key, if any, as {@linkcode getCall} does; the keys asked for within one
+   * turn of the event loop (the lookups of every conversation under way) are looked up together, in one query.
+   */
+  findCall(key: string): Promise<StoredCall | undefined> {
+    const queued = this.#queuedCalls.get(key);
+    if (queued) return Promise.resolve(queued);
+    if (!this.#lookups) {
+      this.#lookups = new Map();
+      queueMicrotask(() => this.#lookUpCalls());
+    }
+    let lookup = this.#lookups.get(key);
+    if (!lookup) this.#lookups.set(key, lookup = Promise.withResolvers());
+    return lookup.promise;
+  }
+
+  /** Answers the lookups gathered by {@linkcode findCall}. */
+  #lookUpCalls(): void {
+    const lookups = this.#lookups!;
+    this.#lookups = undefined;
+    try {
+      const found = new Map<string, StoredCall>();
+      const statement = this.#prepare("SELECT * FROM calls WHERE key IN (SELECT value FROM json_each(?))");
+      for (const row of statement.iterate(JSON.stringify([...lookups.keys()]))) {
+        const call = rowToCall(row as Record<string, unknown>);
+        found.set(call.key, call);
+      }
+      for (const [key, lookup] of lookups) lookup.resolve(this.#queuedCalls.get(key) ?? found.get(key));
+    } catch (err) {
+      for (const lookup of lookups.values()) lookup.reject(err);
     }
   }
 
@@ -219,6 +303,7 @@ export class RunStore {
   putCall(call: StoredCall): void {
     if (this.#queuedCalls.has(call.key)) return;
     this.#queuedCalls.set(call.key, call);
+    this.#callsPut++;
     this.#write(
       `INSERT OR IGNORE INTO calls (key, role, model, request, text, finish_reason, usage, attempts, latency_ms, created_at, endpoint, condition, refusal, reasoning)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
@@ -259,6 +344,7 @@ export class RunStore {
    * a batch (`endpoint` `batch:…`), without reading the calls themselves.
    */
   usageTotals(): UsageTotal[] {
+    if (this.#usage?.calls === this.#callsPut) return this.#usage.totals.map((t) => ({ ...t }));
     this.flush();
     const rows = this.#prepare(
       `SELECT role, model, condition, endpoint LIKE 'batch:%' AS batch, COUNT(*) AS calls,
@@ -267,7 +353,7 @@ export class RunStore {
          SUM(usage IS NULL) AS without_usage
        FROM calls GROUP BY role, model, condition, batch ORDER BY role, model, condition, batch`,
     ).all() as Record<string, unknown>[];
-    return rows.map((r) => ({
+    const totals = rows.map((r) => ({
       role: String(r.role),
       model: String(r.model),
       condition: r.condition === null ? null : String(r.condition),
@@ -277,6 +363,8 @@ export class RunStore {
       completion: Number(r.completion),
       withoutUsage: Number(r.without_usage),
     }));
+    this.#usage = { calls: this.#callsPut, totals };
+    return totals.map((t) => ({ ...t }));
   }
 
   /** Returns the conditions that have outputs, in the order they were first stored. */
@@ -299,6 +387,27 @@ export class RunStore {
       sampleId: String(r.sample_id),
       answered: Number(r.answered) === 1,
       error: r.error === null ? null : String(r.error),
+    }));
+  }
+
+  /**
+   * Each output of `condition` (without its text) with how many scores each scorer stored for its sample, in one
+   * query: what a resumed run checks before it writes or scores an answer again.
+   */
+  outputScores(condition: string): OutputScores[] {
+    this.flush();
+    const rows = this.#prepare(
+      "SELECT o.sample_id AS sample_id, o.call_key AS call_key, o.text IS NOT NULL AS answered, o.error AS error, " +
+        "(SELECT json_group_object(scorer, n) FROM (SELECT scorer, COUNT(*) AS n FROM scores s " +
+        "WHERE s.sample_id = o.sample_id AND s.condition = o.condition GROUP BY scorer)) AS scores " +
+        "FROM outputs o WHERE o.condition = ?",
+    ).all(condition) as Record<string, unknown>[];
+    return rows.map((r) => ({
+      sampleId: String(r.sample_id),
+      callKey: r.call_key === null ? null : String(r.call_key),
+      answered: Number(r.answered) === 1,
+      error: r.error === null ? null : String(r.error),
+      scores: r.scores === null ? {} : JSON.parse(String(r.scores)),
     }));
   }
 
@@ -357,6 +466,37 @@ export class RunStore {
     for (const row of this.#iterateRows("scores", "sample_id, scorer, judge, run")) yield rowToScore(row);
   }
 
+  /**
+   * Yields each stored call as the JSON text `JSON.stringify` gives for it, in {@linkcode eachCall}'s order,
+   * built from the stored columns (its request and usage are spliced in as stored, never parsed): what the
+   * export writes.
+   */
+  *eachCallJson(): Generator<string> {
+    this.flush();
+    for (const row of this.#prepare("SELECT * FROM calls ORDER BY created_at, key").iterate()) {
+      yield callJson(row as Record<string, unknown>);
+    }
+  }
+
+  /** Yields each stored output as `JSON.stringify` of {@linkcode eachOutput}'s records gives it, in that order. */
+  *eachOutputJson(): Generator<string> {
+    for (const row of this.#iterateRows("outputs", "sample_id")) yield outputJson(row);
+  }
+
+  /** Yields each stored score as `JSON.stringify` of {@linkcode eachScore}'s records gives it, in that order. */
+  *eachScoreJson(): Generator<string> {
+    for (const row of this.#iterateRows("scores", "sample_id, scorer, judge, run")) yield scoreJson(row);
+  }
+
+  /** Yields each logged event as `JSON.stringify` of {@linkcode events}' records gives it, oldest first. */
+  *eachEventJson(): Generator<string> {
+    this.flush();
+    for (const row of this.#prepare("SELECT at, kind, detail FROM events ORDER BY id").iterate()) {
+      const r = row as Record<string, string>;
+      yield `{"at":${JSON.stringify(r.at)},"kind":${JSON.stringify(r.kind)},"detail":${r.detail}}`;
+    }
+  }
+
   /** Rows of a whole table in `order`, one at a time. */
   *#iterateRows(table: "outputs" | "scores", order: string): Generator<Record<string, unknown>> {
     this.flush();
@@ -409,9 +549,19 @@ export class RunStore {
   /** Replaces every score of `scorer` in `condition` by `scores`, in one transaction (imported ratings). */
   replaceScores(scorer: string, condition: string, scores: readonly StoredScore[]): void {
     this.flush();
+    this.#writes++;
     this.#prepare("DELETE FROM scores WHERE scorer = ? AND condition = ?").run(scorer, condition);
     for (const score of scores) this.putScore(score);
     this.flush();
+  }
+
+  /** Yields the scores of `condition` one at a time, ordered by sample, scorer, judge and run. */
+  *eachScoreOf(condition: string): Generator<StoredScore> {
+    this.flush();
+    const statement = this.#prepare(
+      "SELECT * FROM scores WHERE condition = ? ORDER BY sample_id, scorer, judge, run",
+    );
+    for (const row of statement.iterate(condition)) yield rowToScore(row as Record<string, unknown>);
   }
 
   /** Returns the stored scores, optionally of one condition, ordered by sample, scorer, judge and run. */
@@ -509,8 +659,78 @@ function rowToCall(row: Record<string, unknown>): StoredCall {
   };
 }
 
+/** JSON text of a nullable text column: `null`, or the string quoted. */
+function jsonText(value: unknown): string {
+  return value === null || value === undefined ? "null" : JSON.stringify(String(value));
+}
+
+/** JSON text of a nullable column the store holds as JSON text (written by `JSON.stringify`): spliced as is. */
+function storedJson(value: unknown): string {
+  return value === null || value === undefined ? "null" : String(value);
+}
+
+/** `JSON.stringify(rowToCall(row))`, built from the columns. */
+function callJson(row: Record<string, unknown>): string {
+  const optional = (column: string, key: string) =>
+    row[column] === null || row[column] === undefined ? "" : `,"${key}":${jsonText(row[column])}`;
+  return `{"key":${jsonText(row.key)},"role":${jsonText(row.role)},"model":${jsonText(row.model)},` +
+    `"request":${String(row.request)},"text":${jsonText(row.text)},` +
+    `"finishReason":${jsonText(row.finish_reason)},"usage":${storedJson(row.usage)},` +
+    `"attempts":${JSON.stringify(Number(row.attempts))},"latencyMs":${
+      JSON.stringify(Number(row.latency_ms))
+    },` +
+    `"createdAt":${jsonText(row.created_at)},"endpoint":${jsonText(row.endpoint)},` +
+    `"condition":${jsonText(row.condition)}${optional("refusal", "refusal")}${
+      optional("reasoning", "reasoning")
+    }}`;
+}
+
+/** `JSON.stringify(rowToOutput(row))`, built from the columns. */
+function outputJson(r: Record<string, unknown>): string {
+  return `{"sampleId":${jsonText(r.sample_id)},"condition":${jsonText(r.condition)},` +
+    `"callKey":${jsonText(r.call_key)},"text":${jsonText(r.text)},"error":${jsonText(r.error)},` +
+    `"detail":${storedJson(r.detail)}}`;
+}
+
+/** `JSON.stringify(rowToScore(row))`, built from the columns. */
+function scoreJson(r: Record<string, unknown>): string {
+  return `{"sampleId":${jsonText(r.sample_id)},"condition":${jsonText(r.condition)},` +
+    `"scorer":${jsonText(r.scorer)},"judge":${r.judge === "" ? "null" : jsonText(r.judge)},` +
+    `"run":${JSON.stringify(Number(r.run))},"value":${
+      r.value === null ? "null" : JSON.stringify(Number(r.value))
+    },` +
+    `"values":${storedJson(r.named_values)},"valid":${Number(r.valid) === 1},"reason":${
+      jsonText(r.reason)
+    },` +
+    `"callKey":${jsonText(r.call_key)},"detail":${storedJson(r.detail)}}`;
+}
+
 /** `{ [column]: text }` when the row has the column set (stores of earlier versions lack it: nothing). */
 function optionalText(row: Record<string, unknown>, column: string): Record<string, string> {
   const value = row[column];
   return value === null || value === undefined ? {} : { [column]: String(value) };
+}
+
+/**
+ * A sample as the store wrote it (`JSON.stringify` of a validated sample), in the key order validation gives
+ * (`SampleSchema`'s): what `SampleSchema.parse` returns for it, without validating it a second time.
+ */
+export function storedSample(data: string): Sample {
+  const stored = JSON.parse(data) as Sample;
+  const sample: Sample = {
+    id: stored.id,
+    benchmark: stored.benchmark,
+    input: stored.input,
+    reference: stored.reference,
+    conversation: stored.conversation === null
+      ? null
+      : { id: stored.conversation.id, turn: stored.conversation.turn },
+    fields: stored.fields,
+    extra: stored.extra,
+  };
+  if (stored.choices !== undefined) {
+    const { labels, options, answer, multiple } = stored.choices;
+    sample.choices = { labels, options, answer, multiple };
+  }
+  return sample;
 }

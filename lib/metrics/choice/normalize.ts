@@ -26,14 +26,45 @@ export interface MatchView {
 }
 
 const IGNORED_FOR_MATCH = /[\s\p{P}\p{S}]/u;
+/** Whether each ASCII character is kept for matching (letters, digits and the control characters). */
+const ASCII_KEPT = Array.from({ length: 128 }, (_, c) => !IGNORED_FOR_MATCH.test(String.fromCharCode(c)));
+/** Whether other characters are ignored, by code point, as met. */
+const IGNORED_OTHER = new Map<number, boolean>();
 
-/** Reduces already normalised `text` for matching and keeps where each character came from. */
+/** Whether `c` is a CJK ideograph (basic block or extension A): kept, one UTF-16 unit, no case. */
+function isIdeograph(c: number): boolean {
+  return (c >= 0x4e00 && c <= 0x9fff) || (c >= 0x3400 && c <= 0x4dbf);
+}
+
+/**
+ * Reduces already normalised `text` for matching and keeps where each character came from. Character by
+ * character: ASCII and CJK ideographs (most of what is read) by table, any other character by the rule itself.
+ */
 export function matchView(text: string): MatchView {
   let norm = "";
   const at: number[] = [];
-  let i = 0;
-  for (const ch of text) {
-    if (!IGNORED_FOR_MATCH.test(ch)) {
+  for (let i = 0; i < text.length;) {
+    const c = text.charCodeAt(i);
+    if (c < 128) {
+      if (ASCII_KEPT[c]) {
+        norm += c >= 65 && c <= 90 ? String.fromCharCode(c + 32) : text[i];
+        at.push(i);
+      }
+      i++;
+      continue;
+    }
+    if (isIdeograph(c)) {
+      norm += text[i];
+      at.push(i);
+      i++;
+      continue;
+    }
+    const point = text.codePointAt(i)!;
+    const ch = String.fromCodePoint(point);
+    let ignored = IGNORED_OTHER.get(point);
+    if (ignored === undefined) IGNORED_OTHER.set(point, ignored = IGNORED_FOR_MATCH.test(ch));
+    if (!ignored) {
+      // A lower case may be longer than its character (İ → i̇): each of its units comes from the character.
       for (const unit of ch.toLowerCase()) {
         norm += unit;
         at.push(i);

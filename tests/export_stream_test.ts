@@ -1,0 +1,244 @@
+import { assert, assertEquals } from "@std/assert";
+import { type Sample, SampleSchema } from "../lib/core/sample.ts";
+import type { StoredCall } from "../lib/core/records.ts";
+import { exportStore, startExport } from "../lib/store/export.ts";
+import { RunStore, storedSample } from "../lib/store/run_store.ts";
+import { withTempStore } from "./temp_store.ts";
+import { waitUntil } from "./wait_until.ts";
+
+/** Calls of every shape the store holds: optional fields set and unset, text needing escapes. */
+function calls(): StoredCall[] {
+  const base = {
+    role: "model",
+    model: "m",
+    request: {
+      messages: [{ role: "user" as const, content: '问："A" or B?\n\t\u2028' }],
+      params: { temperature: 0.7 },
+    },
+    attempts: 1,
+    latencyMs: 12.5,
+    endpoint: null,
+    condition: null,
+  };
+  return [
+    {
+      ...base,
+      key: "k1",
+      text: "答案：B",
+      finishReason: "stop",
+      usage: { prompt: 10, completion: 5 },
+      createdAt: "2025-01-01T00:00:01Z",
+    },
+    {
+      ...base,
+      key: "k2",
+      text: "",
+      finishReason: null,
+      usage: null,
+      refusal: "I can't help with that",
+      reasoning: "thinking…",
+      createdAt: "2025-01-01T00:00:00Z",
+      endpoint: "host/v1",
+      condition: "cot",
+      attempts: 3,
+      latencyMs: 100,
+    },
+    {
+      ...base,
+      key: "k3",
+      role: "judge",
+      text: '{"score": 4}',
+      finishReason: "length",
+      usage: { prompt: 1, completion: 2 },
+      createdAt: "2025-01-01T00:00:01Z",
+    },
+  ];
+}
+
+/** Fills `store` with calls, outputs, scores and events of every shape. */
+function fill(store: RunStore): void {
+  for (const call of calls()) store.putCall(call);
+  store.putOutput({
+    sampleId: "s1",
+    condition: "default",
+    callKey: "k1",
+    text: "答案：B",
+    error: null,
+    detail: null,
+  });
+  store.putOutput({
+    sampleId: "s2",
+    condition: "cot",
+    callKey: null,
+    text: null,
+    error: 'HTTP 500 "x"',
+    detail: { exemplars: ["a", "b"] },
+  });
+  const score = {
+    sampleId: "s1",
+    condition: "default",
+    scorer: "metric",
+    judge: null,
+    run: 1,
+    value: 1,
+    values: null,
+    valid: true,
+    reason: null,
+    callKey: null,
+    detail: { metric: "accuracy", extracted: ["B"] },
+  };
+  store.putScore(score);
+  store.putScore({
+    ...score,
+    scorer: "judge",
+    judge: "j",
+    value: null,
+    values: { a: 1, b: "x", c: null },
+    valid: false,
+    reason: "no verdict",
+    callKey: "k3",
+    detail: null,
+  });
+  store.putScore({
+    ...score,
+    sampleId: "s2",
+    scorer: "judge",
+    judge: "j",
+    run: 2,
+    value: 0.25,
+    detail: "text",
+  });
+  store.logEvent("retry", { role: "model", reason: "HTTP 429", at: 1.5 });
+  store.logEvent("resume", {});
+}
+
+/** The JSON Lines text of `records`, as `JSON.stringify` writes them. */
+function jsonl(records: readonly unknown[]): string {
+  return records.map((r) => JSON.stringify(r) + "\n").join("");
+}
+
+async function readLog(dir: string): Promise<Record<string, string>> {
+  const out: Record<string, string> = {};
+  for (const name of ["calls", "outputs", "scores", "events"]) {
+    out[name] = await Deno.readTextFile(`${dir}/${name}.jsonl`);
+  }
+  return out;
+}
+
+Deno.test("the log export writes each record as JSON.stringify does, built from the stored columns", async () => {
+  await withTempStore(async (store) => {
+    fill(store);
+    const dir = await Deno.makeTempDir({ prefix: "medeval-export-" });
+    try {
+      await exportStore(store, dir);
+      assertEquals(await readLog(dir), {
+        calls: jsonl(store.calls()),
+        outputs: jsonl([...store.eachOutput()]),
+        scores: jsonl([...store.eachScore()]),
+        events: jsonl(store.events()),
+      });
+    } finally {
+      await Deno.remove(dir, { recursive: true });
+    }
+  });
+});
+
+Deno.test("an export started ahead in a worker writes the same files, and one written to since is redone", async () => {
+  await withTempStore(async (store) => {
+    fill(store);
+    const root = await Deno.makeTempDir({ prefix: "medeval-export-" });
+    try {
+      await exportStore(store, `${root}/here`);
+      startExport(store, `${root}/ahead`);
+      // The worker writes the files by itself (events.jsonl last), before anything asks for them.
+      const written = () => {
+        try {
+          return Deno.statSync(`${root}/ahead/events.jsonl`).size > 0;
+        } catch {
+          return false;
+        }
+      };
+      await waitUntil(written, "the worker's events.jsonl");
+      await exportStore(store, `${root}/ahead`);
+      assertEquals(await readLog(`${root}/ahead`), await readLog(`${root}/here`));
+
+      // A write after the export started is in the files exportStore leaves.
+      startExport(store, `${root}/late`);
+      store.logEvent("late", { n: 1 });
+      await exportStore(store, `${root}/late`);
+      assertEquals((await readLog(`${root}/late`)).events, jsonl(store.events()));
+      assert(store.events().some((e) => e.kind === "late"));
+    } finally {
+      await Deno.remove(root, { recursive: true });
+    }
+  });
+});
+
+/** Samples of every shape a loader gives: with and without choices and conversation, varied fields. */
+function samples(): Sample[] {
+  return [
+    {
+      id: "a",
+      benchmark: "b",
+      input: "问题一",
+      reference: null,
+      conversation: null,
+      fields: { scenario: "ID1", n: 3, none: null },
+      extra: { options: { A: "x" }, nested: [1, { y: 2 }] },
+      choices: { labels: ["A", "B"], options: { B: "b", A: "a" }, answer: ["A"], multiple: false },
+    },
+    {
+      id: "b",
+      benchmark: "b",
+      input: "turn 2",
+      reference: "ref",
+      conversation: { id: "c1", turn: 2 },
+      fields: {},
+      extra: {},
+    },
+  ];
+}
+
+Deno.test("a stored sample reads back as validation gives it, without being validated again", () => {
+  for (const sample of samples()) {
+    const stored = JSON.stringify(sample);
+    const read = storedSample(stored);
+    assertEquals(read, SampleSchema.parse(JSON.parse(stored)));
+    assertEquals(JSON.stringify(read), JSON.stringify(SampleSchema.parse(JSON.parse(stored))));
+  }
+});
+
+Deno.test("putSamples writes only missing samples and reads back the same samples either way", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "medeval-samples-" });
+  try {
+    const path = `${dir}/run.sqlite`;
+    const first = new RunStore(path);
+    first.putSamples(samples());
+    const fromMemory = first.samples();
+    first.close();
+
+    // Another process: read from the database.
+    const reader = new RunStore(path, { readOnly: true });
+    const fromDisk = reader.samples();
+    reader.close();
+    assertEquals(fromDisk, samples().map((s) => SampleSchema.parse(s)));
+    assertEquals(JSON.stringify(fromMemory), JSON.stringify(fromDisk));
+
+    // A resumed run's samples are all stored: nothing is written, positions stay.
+    const resumed = new RunStore(path);
+    const changed = { ...samples()[0], input: "changed" };
+    resumed.putSamples([changed, samples()[1]]);
+    resumed.close();
+    const again = new RunStore(path, { readOnly: true });
+    assertEquals(again.samples()[0].input, "问题一");
+    again.close();
+
+    // Samples given in another order than stored are not taken for the stored ones.
+    const reordered = new RunStore(path);
+    reordered.putSamples([samples()[1], samples()[0]]);
+    assertEquals(reordered.samples().map((s) => s.id), ["a", "b"]);
+    reordered.close();
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
