@@ -22,7 +22,7 @@ import {
   twoMeansDetectable,
   twoProportionsDetectable,
 } from "../lib/stats/power.ts";
-import { type CliResult, ROOT, runCli } from "./run_cli.ts";
+import { type CliResult, runCli } from "./run_cli.ts";
 
 /** Runs `lib/cli/power.ts` with `args`; returns exit code, stdout and stderr. */
 function powerCli(args: string[]): Promise<CliResult> {

@@ -14,7 +14,7 @@ import { comparisonFigures } from "../compare/figure.ts";
 import { type LetterLookup, letterLookup } from "../compare/paper_letters.ts";
 import { formatValue, metricHeading } from "../compare/tables.ts";
 import { writeComparison } from "../compare/write.ts";
-import { ConfigError, InputError } from "../core/errors.ts";
+import { ConfigError } from "../core/errors.ts";
 import type { FigureSpec, GroupDisplay } from "../core/report_spec.ts";
 import { openRun } from "../pipeline/notebook_source.ts";
 import { exportFigures } from "../report/figures.ts";
