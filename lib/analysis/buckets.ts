@@ -5,7 +5,7 @@
  * chose it for the metric (Wilson for a rate, a cluster bootstrap over the task's clusters, ...).
  * @module
  */
-import type { TokenCounter } from "../providers/flow/token_estimate.ts";
+import { loadedTokenCounter, type TokenCounter } from "../providers/flow/token_estimate.ts";
 import { ConfigError } from "../core/errors.ts";
 import type { Sample } from "../core/sample.ts";
 import type { FigureSpec } from "../report/figures.ts";
@@ -35,10 +35,13 @@ export function parseBucketSpec(text: string): BucketSpec {
   return { k };
 }
 
-/** Returns the length of `text` in characters (code points), or in tokens as `count` counts them. */
-function textLength(text: string, measure: LengthMeasure, count?: TokenCounter): number {
+/**
+ * Returns the length of `text` in characters (code points), or in tokens as `count` (default: the counter
+ * `loadTokenCounter` has loaded) counts them.
+ */
+function textLength(text: string, measure: LengthMeasure, count = loadedTokenCounter()): number {
   if (measure === "chars") return [...text].length;
-  if (!count) throw new Error("internal: token buckets need the token counter (loadTokenCounter)");
+  if (!count) throw new Error("internal: token buckets need the token counter (await loadTokenCounter())");
   return count(text);
 }
 

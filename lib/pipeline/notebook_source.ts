@@ -18,6 +18,7 @@ import type { GroupValue } from "../core/sample.ts";
 import { type RunLabels, type Summary, SummarySchema } from "../core/summary.ts";
 import type { RoleMember, RunView, Task } from "../core/task.ts";
 import { RunStore } from "../store/run_store.ts";
+import { loadTokenCounter } from "../providers/flow/token_estimate.ts";
 import {
   type Completeness,
   runCompleteness,
@@ -176,6 +177,8 @@ export async function openRun(dir: string, benchmark: string): Promise<OpenedRun
     const manifest = store.manifest() ?? {};
     const buckets = (manifest.config as { buckets?: unknown } | undefined)?.buckets;
     const members = recordedMembers(manifest);
+    // Length buckets in tokens count with the tokenizer, loaded lazily (as `eval` does) before any table is built.
+    if (buckets) await loadTokenCounter();
     if (summaries.some((s) => s.condition.startsWith("perturb:"))) await loadCharacterTables();
     const conditions = summaries.map((summary) => {
       const condition = conditionOf(summary.condition, manifest);

@@ -14,6 +14,12 @@ const PER_MESSAGE = 4;
 const PER_REPLY = 3;
 
 let loading: Promise<TokenCounter> | undefined;
+let loaded: TokenCounter | undefined;
+
+/** Returns the token counter if {@linkcode loadTokenCounter} has loaded it, else `undefined`. */
+export function loadedTokenCounter(): TokenCounter | undefined {
+  return loaded;
+}
 
 /** Returns the cl100k_base token counter, loading its ranks once (about a second) on first use. */
 export function loadTokenCounter(): Promise<TokenCounter> {
@@ -23,7 +29,8 @@ export function loadTokenCounter(): Promise<TokenCounter> {
       import("js-tiktoken/ranks/cl100k_base"),
     ]);
     const encoder = new Tiktoken(ranks.default);
-    return (text: string) => encoder.encode(text).length;
+    loaded = (text: string) => encoder.encode(text).length;
+    return loaded;
   })();
   return loading;
 }
