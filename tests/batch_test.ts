@@ -1,6 +1,6 @@
 import { assert, assertEquals, assertRejects } from "@std/assert";
 import { runEval } from "../lib/pipeline/run_eval.ts";
-import { OpenAIBatchApi } from "../lib/providers/batch/batch_api.ts";
+import { OpenAIBatchApi } from "../lib/providers/batch/openai_batch_api.ts";
 import { type BatchOptions, BatchProvider, batchProviderFor } from "../lib/providers/batch/batch.ts";
 import { batchInputLine, chatBody, parseBatchResults } from "../lib/providers/batch/batch_jsonl.ts";
 import { Caller, callKey } from "../lib/providers/caller.ts";

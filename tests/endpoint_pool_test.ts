@@ -7,7 +7,10 @@ import { EndpointHealth } from "../lib/providers/flow/endpoint_health.ts";
 import { EmbeddingEndpointPool, endpointNames, EndpointPool } from "../lib/providers/flow/endpoint_pool.ts";
 import { createProvider } from "../lib/providers/factory.ts";
 import { LearnedBudget } from "../lib/providers/flow/learned_budget.ts";
-import { classifyError, endpointName } from "../lib/providers/transport/openai.ts";
+import { endpointName } from "../lib/providers/transport/openai.ts";
+import { classifyError } from "../lib/providers/transport/classify_error.ts";
+import { classifyClientError } from "../lib/providers/transport/client_errors.ts";
+import { EndpointHttpError } from "../lib/providers/transport/endpoint_http.ts";
 import { SlidingWindowCap } from "../lib/providers/flow/rate_caps.ts";
 import { parseDurationMs, readRateLimitHeaders } from "../lib/providers/transport/rate_limits.ts";
 import type { RetryPolicy } from "../lib/providers/transport/retry.ts";
@@ -115,25 +118,26 @@ Deno.test("rate-limit headers: the fake's reset format reads back", () => {
 });
 
 Deno.test("a 429 for an exhausted quota is not retryable; a rate-limit 429 is, with its Retry-After", () => {
-  const quota = classifyError(
-    OpenAI.APIError.generate(
-      429,
-      { error: { code: "insufficient_quota", message: "You exceeded your current quota" } },
-      undefined,
-      new Headers(),
-    ),
-  );
-  assertEquals([quota.status, quota.retryable], [429, false]);
-  assertStringIncludes(quota.message, "quota");
-  const limited = classifyError(
-    OpenAI.APIError.generate(
-      429,
-      { error: { code: "rate_limit_exceeded", message: "Rate limit reached" } },
-      undefined,
-      new Headers({ "retry-after-ms": "1200" }),
-    ),
-  );
-  assertEquals([limited.status, limited.retryable, limited.retryAfterMs], [429, true, 1200]);
+  // The same answers as the direct HTTP path reads them and as the npm:openai client (batch, doctor) throws them.
+  const answers = [
+    { code: "insufficient_quota", message: "You exceeded your current quota", headers: new Headers() },
+    {
+      code: "rate_limit_exceeded",
+      message: "Rate limit reached",
+      headers: new Headers({ "retry-after-ms": "1200" }),
+    },
+  ];
+  for (const path of ["direct", "client"] as const) {
+    const [quota, limited] = answers.map(({ code, message, headers }) =>
+      path === "direct"
+        ? classifyError(new EndpointHttpError(429, JSON.stringify({ error: { code, message } }), headers))
+        : classifyClientError(OpenAI.APIError.generate(429, { error: { code, message } }, undefined, headers))
+    );
+    assertEquals([quota.status, quota.retryable], [429, false], path);
+    assertStringIncludes(quota.message, "quota");
+    assertEquals([limited.status, limited.retryable, limited.retryAfterMs], [429, true, 1200], path);
+    assertEquals(limited.message, "HTTP 429: 429 Rate limit reached", path);
+  }
 });
 
 // ---------------------------------------------------------------------------------------------------------

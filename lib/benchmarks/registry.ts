@@ -1,22 +1,19 @@
 /**
  * Benchmarks registered by name, as the `eval` command and notebooks find them: the built-in ones, a task
  * file given by its path (`tasks/x.yaml`, `.yml`, `.json`), or a task file of the project's `tasks/` by name.
+ * A benchmark's modules (and the task file reader) load when it is asked for, so a run loads only its own.
  * @module
  */
 import { ConfigError } from "../core/errors.ts";
 import type { Task } from "../core/task.ts";
-import { isTaskFilePath, loadTaskFile, projectTaskFile } from "../task_file/index.ts";
-import { createClimedBenchTask } from "./climedbench/task.ts";
-import { createLlmEvalMedTask } from "./llmeval_med/task.ts";
-import { createMedGptEvalTask } from "./medgpteval/task.ts";
-import { createPerMedCqaTask } from "./permedcqa/task.ts";
+import { isTaskFilePath } from "../task_file/path.ts";
 
 /** Benchmark factories by registry name. */
 export const BENCHMARKS: Record<string, () => Promise<Task>> = {
-  "llmeval-med": createLlmEvalMedTask,
-  climedbench: createClimedBenchTask,
-  permedcqa: createPerMedCqaTask,
-  medgpteval: createMedGptEvalTask,
+  "llmeval-med": async () => (await import("./llmeval_med/task.ts")).createLlmEvalMedTask(),
+  climedbench: async () => (await import("./climedbench/task.ts")).createClimedBenchTask(),
+  permedcqa: async () => (await import("./permedcqa/task.ts")).createPerMedCqaTask(),
+  medgpteval: async () => (await import("./medgpteval/task.ts")).createMedGptEvalTask(),
 };
 
 /**
@@ -26,6 +23,7 @@ export const BENCHMARKS: Record<string, () => Promise<Task>> = {
 export async function getTask(name: string): Promise<Task> {
   const factory = BENCHMARKS[name];
   if (factory) return await factory();
+  const { loadTaskFile, projectTaskFile } = await import("../task_file/index.ts");
   if (isTaskFilePath(name)) {
     const task = await loadTaskFile(name);
     if (BENCHMARKS[task.name]) {

@@ -17,18 +17,8 @@ import {
   taskOptions,
 } from "../pipeline/eval_options.ts";
 import { runEval } from "../pipeline/run_eval.ts";
-import { tagCommand } from "./tag.ts";
 import { type EvalConfig } from "../pipeline/eval_config.ts";
 import { downloadDataset, DOWNLOADS } from "./download.ts";
-import { reproduce, reproduceEnv } from "./reproduce.ts";
-import { collectCommand, importRatingsCommand } from "./runs.ts";
-import { irtCommand } from "./irt.ts";
-import { doctorCommand } from "./doctor.ts";
-import { metaCommand } from "./meta.ts";
-import { viewCommand } from "./view.ts";
-import { compareCommand } from "./compare.ts";
-import { powerCommand } from "./power.ts";
-import { mergeCommand } from "./merge.ts";
 import { printSummaries } from "./print_summaries.ts";
 import { checkFlags, type CommandSpec, commandUsage, parseCommand } from "./args.ts";
 import { causeLines } from "../pipeline/completeness.ts";
@@ -239,6 +229,10 @@ async function evalCommand(args: string[]): Promise<number> {
   return 0;
 }
 
+/**
+ * Runs one command. Every command but `eval` and `download` loads its modules when it is run, so `eval` starts
+ * without loading the others' (the viewer's, IRT's, doctor's npm:openai client).
+ */
 async function main(args: string[]): Promise<number> {
   const [command, ...rest] = args;
   switch (command) {
@@ -247,6 +241,7 @@ async function main(args: string[]): Promise<number> {
     case "reproduce": {
       const { values, help } = parseCommand(REPRODUCE_SPEC, rest);
       if (help) return printUsage(REPRODUCE_SPEC);
+      const { reproduce, reproduceEnv } = await import("./reproduce.ts");
       const env = reproduceEnv();
       const paths = await reproduce({
         root: values.out ?? ".",
@@ -265,25 +260,25 @@ async function main(args: string[]): Promise<number> {
       return 0;
     }
     case "import-ratings":
-      return await importRatingsCommand(rest);
+      return await (await import("./runs.ts")).importRatingsCommand(rest);
     case "collect":
-      return await collectCommand(rest);
+      return await (await import("./runs.ts")).collectCommand(rest);
     case "merge":
-      return await mergeCommand(rest);
+      return await (await import("./merge.ts")).mergeCommand(rest);
     case "tag":
-      return await tagCommand(rest);
+      return await (await import("./tag.ts")).tagCommand(rest);
     case "irt":
-      return await irtCommand(rest);
+      return await (await import("./irt.ts")).irtCommand(rest);
     case "doctor":
-      return await doctorCommand(rest);
+      return await (await import("./doctor.ts")).doctorCommand(rest);
     case "meta":
-      return await metaCommand(rest);
+      return await (await import("./meta.ts")).metaCommand(rest);
     case "view":
-      return await viewCommand(rest);
+      return await (await import("./view.ts")).viewCommand(rest);
     case "compare":
-      return await compareCommand(rest);
+      return await (await import("./compare.ts")).compareCommand(rest);
     case "power":
-      return await powerCommand(rest);
+      return await (await import("./power.ts")).powerCommand(rest);
     case "download": {
       const { positionals, help } = parseCommand(DOWNLOAD_SPEC, rest);
       if (help) return printUsage(DOWNLOAD_SPEC);

@@ -2,7 +2,7 @@
  * The one interface behind which chat models, judges and offline baselines sit.
  * @module
  */
-import type OpenAI from "openai";
+import type { EndpointClientSettings } from "./transport/client_options.ts";
 import type { ChatMessage, GenerationParams, TokenUsage } from "../core/chat.ts";
 import type { Sample } from "../core/sample.ts";
 
@@ -55,10 +55,10 @@ export interface ChatProvider {
   /** Returns the embedding of `text`, for providers that serve `/embeddings`. Throws {@linkcode ProviderError}. */
   embed?(text: string, options?: CallOptions): Promise<number[]>;
   /**
-   * The OpenAI client batch mode submits through, for OpenAI-compatible chat endpoints (a batch lives on the
-   * server that made it); absent or `undefined` for anything else.
+   * The endpoint batch mode submits to (base URL, key, timeout, API version), for OpenAI-compatible chat
+   * endpoints (a batch lives on the server that made it); absent or `undefined` for anything else.
    */
-  batchClient?(): OpenAI | undefined;
+  batchEndpoint?(): EndpointClientSettings | undefined;
   /**
    * The wire shape of its chat requests (token-limit parameter, parameters sent, extra body parameters), for
    * models served over HTTP; absent for offline stand-ins.

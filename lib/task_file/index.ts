@@ -4,10 +4,11 @@
  */
 import { pathExists, projectPath } from "../core/fs.ts";
 import type { Task } from "../core/task.ts";
-import { isTaskFilePath, readTaskFile } from "./schema.ts";
+import { readTaskFile } from "./schema.ts";
+import { isTaskFilePath } from "./path.ts";
 import { taskFromFile } from "./task.ts";
 
-export { isTaskFilePath } from "./schema.ts";
+export { isTaskFilePath } from "./path.ts";
 
 /** The folder of the project's task files, relative to the project root. */
 export const TASKS_DIR = "tasks";

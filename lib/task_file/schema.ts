@@ -420,11 +420,6 @@ export function applicablePerturbations(spec: Pick<TaskFile, "language" | "score
   ];
 }
 
-/** Returns `true` when `name` looks like a task file path (`.yaml`, `.yml` or `.json`). */
-export function isTaskFilePath(name: string): boolean {
-  return /\.(ya?ml|json)$/i.test(name);
-}
-
 /** Reads and checks the task file at `path` (strict UTF-8). */
 export async function readTaskFile(path: string): Promise<TaskFile> {
   let source: string;

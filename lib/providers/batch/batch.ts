@@ -15,7 +15,7 @@
 import { ConfigError } from "../../core/errors.ts";
 import { BatchLedger, type LineOutcome, type SubmissionStatus } from "../../store/batch_ledger.ts";
 import type { RunStore } from "../../store/run_store.ts";
-import { type BatchApi, type BatchState, FINAL_BATCH_STATUSES, OpenAIBatchApi } from "./batch_api.ts";
+import { type BatchApi, type BatchState, endpointBatchApi, FINAL_BATCH_STATUSES } from "./batch_api.ts";
 import {
   type BatchFileLimits,
   batchFileText,
@@ -26,7 +26,7 @@ import {
   OPENAI_BATCH_LIMITS,
   parseBatchResults,
 } from "./batch_jsonl.ts";
-import { classifyError } from "../transport/openai.ts";
+import { classifyError } from "../transport/classify_error.ts";
 import { redact } from "../transport/redact.ts";
 import { RequestShape } from "../transport/request_shape.ts";
 import {
@@ -449,11 +449,11 @@ function waitingNote(label: string, running: readonly BatchState[]): string {
 
 /** Returns a {@linkcode BatchProvider} over the Batch API of the OpenAI-compatible server `provider` calls. */
 export function batchProviderFor(provider: ChatProvider, options: BatchOptions = {}): BatchProvider {
-  const client = provider.batchClient?.();
-  if (!client) {
+  const endpoint = provider.batchEndpoint?.();
+  if (!endpoint) {
     throw new ConfigError(`--batch: ${provider.label} is not one OpenAI-compatible chat endpoint`);
   }
-  return new BatchProvider(provider, new OpenAIBatchApi(client), options);
+  return new BatchProvider(provider, endpointBatchApi(endpoint), options);
 }
 
 /**

@@ -1,14 +1,10 @@
 /**
- * The Batch API calls batch mode makes, through npm:openai: upload a JSONL input file (`POST /files`, purpose
- * `batch`), create a batch of `/v1/chat/completions` requests carrying a submission id as metadata
- * (`POST /batches`), check it (`GET /batches/{id}`), find it by its submission id (`GET /batches`), and
- * download its output and error files (`GET /files/{id}/content`). Failures become classified
- * {@linkcode ProviderError}s.
+ * What batch mode asks of a server's Batch API ({@linkcode BatchApi}), the state of a batch, and
+ * {@linkcode endpointBatchApi}: the Batch API of an OpenAI-compatible endpoint, whose npm:openai client is loaded
+ * only when a batch is first submitted or looked up (a run without `--batch` never loads it).
  * @module
  */
-import OpenAI, { toFile } from "openai";
-import { CHAT_ENDPOINT } from "./batch_jsonl.ts";
-import { classifyError } from "../transport/openai.ts";
+import type { EndpointClientSettings } from "../transport/client_options.ts";
 
 /** The metadata key carrying the submission id of a batch. */
 export const SUBMISSION_METADATA_KEY = "medeval_submission";
@@ -51,97 +47,21 @@ export interface BatchApi {
   download(fileId: string): Promise<string>;
 }
 
-/** Transfers of whole files get at least this long, whatever the request timeout (ten minutes). */
-const FILE_TIMEOUT_MS = 600_000;
-
-/** The Batch API of the server an OpenAI client points at (its base URL, key and no-retry setting). */
-export class OpenAIBatchApi implements BatchApi {
-  readonly #client: OpenAI;
-  readonly #files: OpenAI;
-
-  /** Uses `client` for batch calls and a copy with a longer timeout for file transfers. */
-  constructor(client: OpenAI) {
-    this.#client = client;
-    this.#files = client.withOptions({ timeout: Math.max(client.timeout, FILE_TIMEOUT_MS) });
-  }
-
-  /** Uploads a JSONL input file (multipart, purpose `batch`). */
-  async upload(text: string, name: string): Promise<string> {
-    try {
-      const file = await this.#files.files.create({
-        file: await toFile(new TextEncoder().encode(text), name, { type: "application/jsonl" }),
-        purpose: "batch",
-      });
-      return file.id;
-    } catch (err) {
-      throw classifyError(err);
-    }
-  }
-
-  /** Creates a batch of chat completions (completion window 24 h). */
-  async create(fileId: string, submissionId: string): Promise<BatchState> {
-    try {
-      return batchState(
-        await this.#client.batches.create({
-          input_file_id: fileId,
-          endpoint: CHAT_ENDPOINT,
-          completion_window: "24h",
-          metadata: { [SUBMISSION_METADATA_KEY]: submissionId },
-        }),
-      );
-    } catch (err) {
-      throw classifyError(err);
-    }
-  }
-
-  /** Returns a batch's state. */
-  async retrieve(batchId: string): Promise<BatchState> {
-    try {
-      return batchState(await this.#client.batches.retrieve(batchId));
-    } catch (err) {
-      throw classifyError(err);
-    }
-  }
-
-  /** Pages through the batches, newest first, until the tagged one or one older than `since` (less an hour). */
-  async findBySubmission(submissionId: string, since: Date): Promise<BatchState | undefined> {
-    const oldest = since.getTime() / 1000 - 3600;
-    try {
-      for await (const batch of this.#client.batches.list({ limit: 100 })) {
-        if (batch.metadata?.[SUBMISSION_METADATA_KEY] === submissionId) return batchState(batch);
-        if (batch.created_at < oldest) return undefined;
-      }
-      return undefined;
-    } catch (err) {
-      throw classifyError(err);
-    }
-  }
-
-  /** Downloads a file's content as text. */
-  async download(fileId: string): Promise<string> {
-    try {
-      const response = await this.#files.files.content(fileId);
-      return await response.text();
-    } catch (err) {
-      throw classifyError(err);
-    }
-  }
-}
-
-function batchState(batch: OpenAI.Batches.Batch): BatchState {
-  const errors = batch.errors?.data?.map((e) =>
-    [e.line ? `line ${e.line}` : "", e.message].filter(Boolean).join(": ")
-  );
+/**
+ * Returns the Batch API of the OpenAI-compatible endpoint `settings` name; npm:openai is loaded on its first
+ * call, not before.
+ */
+export function endpointBatchApi(settings: EndpointClientSettings): BatchApi {
+  let api: Promise<BatchApi> | undefined;
+  const load = () =>
+    api ??= import("./openai_batch_api.ts").then(({ OpenAIBatchApi }) =>
+      OpenAIBatchApi.forEndpoint(settings)
+    );
   return {
-    id: batch.id,
-    status: batch.status,
-    outputFileId: batch.output_file_id ?? undefined,
-    errorFileId: batch.error_file_id ?? undefined,
-    counts: {
-      total: batch.request_counts?.total ?? 0,
-      completed: batch.request_counts?.completed ?? 0,
-      failed: batch.request_counts?.failed ?? 0,
-    },
-    errors: errors?.length ? errors.join("; ") : undefined,
+    upload: async (text, name) => (await load()).upload(text, name),
+    create: async (fileId, submissionId) => (await load()).create(fileId, submissionId),
+    retrieve: async (batchId) => (await load()).retrieve(batchId),
+    findBySubmission: async (submissionId, since) => (await load()).findBySubmission(submissionId, since),
+    download: async (fileId) => (await load()).download(fileId),
   };
 }

@@ -8,7 +8,7 @@
  * rather than holding them forever. The answer records which endpoint served it.
  * @module
  */
-import type OpenAI from "openai";
+import type { EndpointClientSettings } from "../transport/client_options.ts";
 import {
   Endpoint,
   type EndpointLimits,
@@ -145,9 +145,9 @@ export class EndpointPool implements ChatProvider {
     this.#tokenCap = config.tpm;
   }
 
-  /** The first endpoint's batch client (batch mode submits to one server: a batch lives where it was made). */
-  batchClient(): OpenAI | undefined {
-    return this.endpoints[0].provider.batchClient?.();
+  /** The first endpoint (batch mode submits to one server: a batch lives where it was made). */
+  batchEndpoint(): EndpointClientSettings | undefined {
+    return this.endpoints[0].provider.batchEndpoint?.();
   }
 
   /** Snapshots of the endpoints (in flight, window, served, throttled, failed, benched). */

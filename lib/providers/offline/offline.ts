@@ -3,9 +3,6 @@
  * labelled `offline` everywhere; they are sanity checks and floors, not model results.
  * @module
  */
-import BM25Vectorizer from "wink-nlp/utilities/bm25-vectorizer.js";
-import its from "wink-nlp/src/its.js";
-import similarity from "wink-nlp/utilities/similarity.js";
 import type { Sample } from "../../core/sample.ts";
 import { wordTokens } from "../../text/tokenize.ts";
 import { OfflineProvider } from "./offline_provider.ts";
@@ -40,39 +37,71 @@ export class EchoProvider extends OfflineProvider {
   }
 }
 
+/** The BM25 index of a corpus's reference answers, and how a question is matched against it. */
+interface RetrievalIndex {
+  docs: { sample: Sample; bow: Record<string, number> }[];
+  /** The bag of words of a question, weighted as the index weighs its documents. */
+  bowOf(tokens: string[]): Record<string, number>;
+  /** Cosine similarity of two bags of words. */
+  cosine(a: Record<string, number>, b: Record<string, number>): number;
+}
+
+/** Loads wink-nlp (only a run of `offline:retrieval` needs it) and indexes the references of `corpus`. */
+async function buildRetrievalIndex(corpus: readonly Sample[]): Promise<RetrievalIndex> {
+  const [{ default: BM25Vectorizer }, { default: its }, { default: similarity }] = await Promise.all([
+    import("wink-nlp/utilities/bm25-vectorizer.js"),
+    import("wink-nlp/src/its.js"),
+    import("wink-nlp/utilities/similarity.js"),
+  ]);
+  const bm25 = BM25Vectorizer({ norm: "l2" });
+  const indexed = corpus.filter((s) => s.reference && wordTokens(s.reference).length > 0);
+  for (const sample of indexed) bm25.learn(wordTokens(sample.reference!));
+  return {
+    docs: indexed.map((sample, i) => ({ sample, bow: bm25.doc(i).out(its.bow) as Record<string, number> })),
+    bowOf: (tokens) => bm25.bowOf(tokens) as Record<string, number>,
+    cosine: (a, b) => similarity.bow.cosine(a, b),
+  };
+}
+
 /**
  * Answers each question with the reference answer of another question that is most similar to it under BM25
- * (wink-nlp, ICU word tokens): a retrieval floor. The question's own conversation is excluded.
+ * (wink-nlp, ICU word tokens): a retrieval floor. The question's own conversation is excluded. The index is
+ * built on the first question.
  */
 export class RetrievalProvider extends OfflineProvider {
   /** `offline:retrieval`. */
   override readonly model = "offline:retrieval";
   /** Label shown in tables. */
   override readonly label = "BM25 retrieval of another question's reference (offline baseline)";
-  readonly #docs: { sample: Sample; bow: Record<string, number> }[] = [];
-  // deno-lint-ignore no-explicit-any
-  readonly #bm25: any;
+  readonly #corpus: readonly Sample[];
+  #loading: Promise<RetrievalIndex> | undefined;
+  #index: RetrievalIndex | undefined;
 
-  /** Indexes the reference answers of `corpus` (samples without a reference are skipped). */
+  /** Keeps `corpus`, whose reference answers (samples without one are skipped) are indexed on first use. */
   constructor(corpus: readonly Sample[]) {
     super();
-    this.#bm25 = BM25Vectorizer({ norm: "l2" });
-    const indexed = corpus.filter((s) => s.reference && wordTokens(s.reference).length > 0);
-    for (const sample of indexed) this.#bm25.learn(wordTokens(sample.reference!));
-    indexed.forEach((sample, i) => this.#docs.push({ sample, bow: this.#bm25.doc(i).out(its.bow) }));
+    this.#corpus = corpus;
+  }
+
+  /** Builds the index once, then answers. */
+  override async complete(request: ChatRequest): Promise<ChatResponse> {
+    this.#index ??= await (this.#loading ??= buildRetrievalIndex(this.#corpus));
+    return super.complete(request);
   }
 
   /** Returns the best-matching reference of another conversation (ties: first in corpus order). */
   protected answer(request: ChatRequest): ChatResponse {
     const sample = this.sampleOf(request);
+    const index = this.#index;
+    if (!index) throw new Error("internal: the retrieval index is built by complete()");
     // A data set without reference answers has nothing to retrieve: the floor is an empty answer.
-    if (this.#docs.length === 0) return { text: "", finishReason: "stop" };
-    const query = this.#bm25.bowOf(wordTokens(sample.input));
+    if (index.docs.length === 0) return { text: "", finishReason: "stop" };
+    const query = index.bowOf(wordTokens(sample.input));
     const own = sample.conversation?.id;
     let best: { score: number; text: string } = { score: -1, text: "" };
-    for (const doc of this.#docs) {
+    for (const doc of index.docs) {
       if (doc.sample.id === sample.id || (own && doc.sample.conversation?.id === own)) continue;
-      const score = similarity.bow.cosine(query, doc.bow);
+      const score = index.cosine(query, doc.bow);
       if (score > best.score) best = { score, text: doc.sample.reference ?? "" };
     }
     return { text: best.text, finishReason: "stop" };

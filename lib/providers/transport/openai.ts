@@ -1,12 +1,13 @@
 /**
- * Chat provider for any OpenAI-compatible endpoint (OpenAI, vLLM, Ollama, llama.cpp, SGLang), via npm:openai.
+ * Chat provider for any OpenAI-compatible endpoint (OpenAI, vLLM, Ollama, llama.cpp, SGLang): chat completions
+ * and embeddings go over {@linkcode EndpointHttp} (one `fetch` each; batch mode reads the endpoint's settings).
  * @module
  */
-import OpenAI from "openai";
+import { EndpointHttp, EndpointHttpError } from "./endpoint_http.ts";
+import { classifyError } from "./classify_error.ts";
 import { redact, registerSecret } from "./redact.ts";
-import { parseRetryAfter } from "./retry.ts";
 import { RequestShape } from "./request_shape.ts";
-import { endpointClientOptions } from "./client_options.ts";
+import type { EndpointClientSettings } from "./client_options.ts";
 import { type ChoiceLike, readChoice } from "./reply_message.ts";
 import {
   type CallOptions,
@@ -65,9 +66,10 @@ export class OpenAIProvider implements ChatProvider {
   readonly offline = false;
   /** Requests in flight at once. */
   readonly concurrency: number;
-  /** The OpenAI client (no retries of its own: the caller's retry loop retries). */
-  protected readonly client: OpenAI;
-  readonly #timeoutMs: number;
+  /** Posts the endpoint's chat completions and embeddings. */
+  protected readonly http: EndpointHttp;
+  /** The endpoint's base URL, key, timeout and API version (what batch mode submits to). */
+  readonly #settings: EndpointClientSettings;
   /** The request shape: token-limit parameter, parameters sent, JSON mode; adapted on documented 400s. */
   readonly shape: RequestShape;
 
@@ -76,20 +78,20 @@ export class OpenAIProvider implements ChatProvider {
     registerSecret(config.apiKey);
     this.model = config.model;
     this.concurrency = config.concurrency ?? DEFAULT_CONCURRENCY;
-    this.#timeoutMs = config.timeoutMs ?? 120_000;
     this.label = endpointLabel(config.model, config.baseURL);
     this.shape = config.shape ?? new RequestShape();
-    this.client = new OpenAI(endpointClientOptions({
+    this.#settings = {
       baseURL: config.baseURL,
       apiKey: config.apiKey,
-      timeoutMs: this.#timeoutMs,
+      timeoutMs: config.timeoutMs ?? 120_000,
       apiVersion: config.apiVersion,
-    }));
+    };
+    this.http = new EndpointHttp(this.#settings);
   }
 
-  /** The client batch mode submits through (its base URL, key and timeout; no retries of its own). */
-  batchClient(): OpenAI | undefined {
-    return this.client;
+  /** The endpoint batch mode submits to: base URL, key, timeout and API version. */
+  batchEndpoint(): EndpointClientSettings | undefined {
+    return this.#settings;
   }
 
   /**
@@ -101,14 +103,15 @@ export class OpenAIProvider implements ChatProvider {
   async complete(request: ChatRequest, options: EndpointCallOptions = {}): Promise<ChatResponse> {
     let sent: Record<string, unknown> = {};
     try {
-      const { data: completion, response } = await this.shape.send(this.model, request, (body) => {
+      const { data, headers } = await this.shape.send(this.model, request, (body) => {
         sent = body;
-        return this.client.chat.completions.create(body as unknown as ChatCompletionBody, {
+        return this.http.post("/chat/completions", body, {
           signal: options.signal,
           headers: options.callKey ? { "x-medeval-call": options.callKey } : undefined,
-        }).withResponse();
+        });
       }, options.onAdapt);
-      options.onHeaders?.(response.headers);
+      options.onHeaders?.(headers);
+      const completion = (data ?? {}) as ChatCompletionLike;
       const choice = completion.choices?.[0];
       const read = readChoice(choice as ChoiceLike | undefined);
       if (!choice || !read) {
@@ -120,14 +123,14 @@ export class OpenAIProvider implements ChatProvider {
         usage: completion.usage
           ? { prompt: completion.usage.prompt_tokens, completion: completion.usage.completion_tokens }
           : undefined,
-        servedModel: completion.model,
+        servedModel: typeof completion.model === "string" ? completion.model : undefined,
       };
     } catch (err) {
       reportErrorHeaders(err, options);
-      if (err instanceof OpenAI.APIError) {
+      if (err instanceof EndpointHttpError) {
         const adaptation = this.shape.adapt(sent, {
           status: err.status,
-          code: typeof err.code === "string" ? err.code : undefined,
+          code: err.code,
           param: err.param,
           message: err.message,
         });
@@ -141,25 +144,29 @@ export class OpenAIProvider implements ChatProvider {
   }
 }
 
-/** The body type of a non-streaming chat completion, as the client declares it. */
-type ChatCompletionBody = OpenAI.Chat.Completions.ChatCompletionCreateParamsNonStreaming;
+/** The parts of a chat completion this reads (servers differ in what else they send, and in what they omit). */
+interface ChatCompletionLike {
+  choices?: (ChoiceLike & { finish_reason?: string | null })[];
+  usage?: { prompt_tokens: number; completion_tokens: number } | null;
+  model?: unknown;
+}
 
 /** Calls `/embeddings` of the same kind of server (`--embed-model`). */
 export class OpenAIEmbeddingProvider extends OpenAIProvider {
   /** Embeddings are not batched: `undefined`. */
-  override batchClient(): OpenAI | undefined {
+  override batchEndpoint(): EndpointClientSettings | undefined {
     return undefined;
   }
 
   /** Returns the embedding of `text`; failures become classified {@linkcode ProviderError}s. */
   async embed(text: string, options: EndpointCallOptions = {}): Promise<number[]> {
     try {
-      const { data, response } = await this.client.embeddings.create({ model: this.model, input: text }, {
+      const { data, headers } = await this.http.post("/embeddings", { model: this.model, input: text }, {
         signal: options.signal,
         headers: options.callKey ? { "x-medeval-call": options.callKey } : undefined,
-      }).withResponse();
-      options.onHeaders?.(response.headers);
-      const vector = data.data?.[0]?.embedding;
+      });
+      options.onHeaders?.(headers);
+      const vector = (data as { data?: { embedding?: unknown }[] } | null)?.data?.[0]?.embedding;
       if (!Array.isArray(vector)) {
         throw new ProviderError("server answered without an embedding", { retryable: true });
       }
@@ -173,58 +180,5 @@ export class OpenAIEmbeddingProvider extends OpenAIProvider {
 
 /** Hands the headers of an error answer (429s carry `Retry-After` and `x-ratelimit-*`) to the listener. */
 function reportErrorHeaders(err: unknown, options: EndpointCallOptions): void {
-  if (err instanceof OpenAI.APIError && err.headers instanceof Headers) options.onHeaders?.(err.headers);
-}
-
-/**
- * Returns the error of a request longer than the model's context (OpenAI's `context_length_exceeded`, vLLM's
- * "This model's maximum context length is N tokens"): never retryable, its message names the reason and the
- * limit when the server states it; `undefined` for any other error.
- */
-function contextLimitError(err: InstanceType<typeof OpenAI.APIError>): ProviderError | undefined {
-  const limit = err.message.match(/maximum context length is (\d+) tokens/i)?.[1];
-  if (err.code !== "context_length_exceeded" && limit === undefined) return undefined;
-  const reason = `context length exceeded${limit ? ` (the model's limit is ${limit} tokens)` : ""}`;
-  return new ProviderError(redact(`${reason}: HTTP ${err.status ?? "?"}: ${err.message}`), {
-    status: err.status,
-    retryable: false,
-  });
-}
-
-/** Turns anything the OpenAI client throws into a redacted, classified {@linkcode ProviderError}. */
-export function classifyError(err: unknown): ProviderError {
-  if (err instanceof ProviderError) return err;
-  if (err instanceof OpenAI.APIConnectionTimeoutError) {
-    return new ProviderError("request timed out", { retryable: true });
-  }
-  if (err instanceof OpenAI.APIUserAbortError) {
-    return new ProviderError("request aborted", { retryable: false });
-  }
-  if (err instanceof OpenAI.APIConnectionError) {
-    return new ProviderError(redact(`connection failed: ${err.message}`), { retryable: true });
-  }
-  if (err instanceof OpenAI.APIError) {
-    const context = contextLimitError(err);
-    if (context) return context;
-    const status = err.status;
-    // A 429 for an exhausted quota (billing) does not pass by waiting.
-    const quota = status === 429 && err.code === "insufficient_quota";
-    const retryable = !quota && (status === undefined || status === 408 || status === 409 || status === 429 ||
-      status >= 500);
-    const hint = status === 401 || status === 403
-      ? " (check the API key environment variable)"
-      : quota
-      ? " (the account's quota is used up; waiting will not help)"
-      : "";
-    return new ProviderError(redact(`HTTP ${status ?? "?"}: ${err.message}${hint}`), {
-      status,
-      retryable,
-      retryAfterMs: parseRetryAfter(err.headers as Headers | undefined),
-    });
-  }
-  if (err instanceof SyntaxError) {
-    return new ProviderError(`malformed response body: ${err.message}`, { retryable: true });
-  }
-  const message = err instanceof Error ? err.message : String(err);
-  return new ProviderError(redact(`unexpected provider failure: ${message}`), { retryable: true });
+  if (err instanceof EndpointHttpError) options.onHeaders?.(err.headers);
 }

@@ -1,0 +1,162 @@
+/**
+ * JSON over HTTP to one OpenAI-compatible endpoint, for the calls a run makes by the thousand (chat completions,
+ * embeddings): one `fetch` with a few fixed headers, a timeout, and errors that keep what the server said (status,
+ * the error's `code`, `param` and `type`, headers). It sends what the npm:openai client sends for the same call:
+ * the same URL, `Authorization: Bearer KEY` (and for Azure OpenAI the `api-version` query and an `api-key`
+ * header), a JSON body; it costs a fraction of the client's time per call and answers in fewer turns of the
+ * event loop, so a finished call's slot is handed on sooner. Batch files, batches and `doctor` keep the client.
+ * @module
+ */
+import type { EndpointClientSettings } from "./client_options.ts";
+
+/** An error answer (any status outside 2xx), read as the npm:openai client reads it. */
+export class EndpointHttpError extends Error {
+  /** The HTTP status. */
+  readonly status: number;
+  /** The error object's `code` (e.g. `context_length_exceeded`, `unsupported_parameter`), if a string. */
+  readonly code: string | undefined;
+  /** The error object's `param` (the refused parameter), if a string. */
+  readonly param: string | undefined;
+  /** The error object's `type`, if a string. */
+  readonly type: string | undefined;
+  /** The answer's headers (a 429 carries `Retry-After` and `x-ratelimit-*`). */
+  readonly headers: Headers;
+
+  /** Reads `body` (the answer's text) for the error object: `{"error": {...}}`, a bare object, or plain text. */
+  constructor(status: number, body: string, headers: Headers) {
+    const error = errorObject(body);
+    const text = typeof error?.message === "string"
+      ? error.message
+      : error?.message !== undefined
+      ? JSON.stringify(error.message)
+      : error
+      ? JSON.stringify(error)
+      : body.trim();
+    // As the client words it, so messages read the same whichever path made the call.
+    super(text ? `${status} ${text}` : `${status} status code (no body)`);
+    this.name = "EndpointHttpError";
+    this.status = status;
+    this.code = typeof error?.code === "string" ? error.code : undefined;
+    this.param = typeof error?.param === "string" ? error.param : undefined;
+    this.type = typeof error?.type === "string" ? error.type : undefined;
+    this.headers = headers;
+  }
+}
+
+/** The request took longer than the endpoint's timeout. */
+export class EndpointTimeoutError extends Error {
+  /** Names the timeout. */
+  constructor(timeoutMs: number) {
+    super(`request timed out after ${timeoutMs} ms`);
+    this.name = "EndpointTimeoutError";
+  }
+}
+
+/** The caller aborted the request (its signal). */
+export class EndpointAbortError extends Error {
+  /** Says so. */
+  constructor() {
+    super("request aborted");
+    this.name = "EndpointAbortError";
+  }
+}
+
+/** The request never got an answer: connection refused, reset, DNS, TLS. */
+export class EndpointConnectionError extends Error {
+  /** Keeps the network error's message. */
+  constructor(message: string) {
+    super(message);
+    this.name = "EndpointConnectionError";
+  }
+}
+
+/** The error object of an error answer: `body.error` when it is an object, else the body when it is one. */
+function errorObject(body: string): Record<string, unknown> | undefined {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(body);
+  } catch {
+    return undefined;
+  }
+  if (!parsed || typeof parsed !== "object" || Array.isArray(parsed)) return undefined;
+  const record = parsed as Record<string, unknown>;
+  const inner = record.error;
+  if (inner && typeof inner === "object" && !Array.isArray(inner)) return inner as Record<string, unknown>;
+  return inner == null ? record : { message: inner };
+}
+
+/** Per-request options of {@linkcode EndpointHttp.post}. */
+export interface PostOptions {
+  /** Aborts the request (an {@linkcode EndpointAbortError}). */
+  signal?: AbortSignal;
+  /** Headers sent besides the endpoint's own. */
+  headers?: Record<string, string>;
+}
+
+/** A parsed JSON answer and its headers. */
+export interface JsonAnswer {
+  /** The parsed body. */
+  data: unknown;
+  /** The answer's headers. */
+  headers: Headers;
+}
+
+/** Posts JSON bodies to the paths of one endpoint (base URL, key, timeout, Azure's `api-version`). */
+export class EndpointHttp {
+  readonly #base: string;
+  readonly #query: string;
+  readonly #headers: Record<string, string>;
+  readonly #timeoutMs: number;
+
+  /** Prepares the URL prefix and headers once. */
+  constructor(settings: EndpointClientSettings) {
+    const apiKey = settings.apiKey || "not-needed";
+    this.#base = settings.baseURL.replace(/\/+$/, "");
+    this.#query = settings.apiVersion ? `?api-version=${encodeURIComponent(settings.apiVersion)}` : "";
+    this.#headers = {
+      "content-type": "application/json",
+      accept: "application/json",
+      authorization: `Bearer ${apiKey}`,
+      ...(settings.apiVersion ? { "api-key": apiKey } : {}),
+    };
+    this.#timeoutMs = settings.timeoutMs ?? 120_000;
+  }
+
+  /**
+   * Posts `body` as JSON to `path` (e.g. `/chat/completions`) and returns the parsed answer. Throws
+   * {@linkcode EndpointHttpError} for a non-2xx answer, {@linkcode EndpointTimeoutError},
+   * {@linkcode EndpointAbortError}, {@linkcode EndpointConnectionError}, or a `SyntaxError` for a 2xx answer
+   * that is not JSON.
+   */
+  async post(path: string, body: unknown, options: PostOptions = {}): Promise<JsonAnswer> {
+    const controller = new AbortController();
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      controller.abort();
+    }, this.#timeoutMs);
+    const outer = options.signal;
+    const abort = () => controller.abort();
+    if (outer?.aborted) controller.abort();
+    else outer?.addEventListener("abort", abort, { once: true });
+    try {
+      const response = await fetch(this.#base + path + this.#query, {
+        method: "POST",
+        headers: options.headers ? { ...this.#headers, ...options.headers } : this.#headers,
+        body: JSON.stringify(body),
+        signal: controller.signal,
+      });
+      const text = await response.text();
+      if (!response.ok) throw new EndpointHttpError(response.status, text, response.headers);
+      return { data: JSON.parse(text), headers: response.headers };
+    } catch (err) {
+      if (err instanceof EndpointHttpError || err instanceof SyntaxError) throw err;
+      if (timedOut) throw new EndpointTimeoutError(this.#timeoutMs);
+      if (controller.signal.aborted) throw new EndpointAbortError();
+      throw new EndpointConnectionError(err instanceof Error ? err.message : String(err));
+    } finally {
+      clearTimeout(timer);
+      outer?.removeEventListener("abort", abort);
+    }
+  }
+}
