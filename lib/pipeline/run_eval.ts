@@ -245,7 +245,7 @@ export async function executeEval(plan: EvalPlan): Promise<EvalResult> {
     const auxiliary = new Map([...plan.auxiliary].map(([name, a]) => [name, a.samples]));
     let failures = 0;
     let stopped: string | undefined;
-    const results: ConditionResult[] = [];
+    const stops = new Map<string, string>();
     for (const entry of plan.conditions) {
       const { condition, applied } = entry;
       if (applied.achievedRate !== null) {
@@ -269,20 +269,29 @@ export async function executeEval(plan: EvalPlan): Promise<EvalResult> {
         window: evaluationWindow(roles),
       });
       failures += outcome.answerErrors + outcome.scoreFailures;
-      const result = conditionResult(plan, store, entry);
       if (outcome.stopped) {
         stopped = outcome.stopped;
+        stops.set(condition.name, stopped);
         store.logEvent("stopped", {
           condition: condition.name,
           reason: stopped,
           not_started: outcome.notStarted,
         });
+      }
+    }
+    // Nothing more is written to the store: its log files are exported in a worker while the conditions are
+    // aggregated and the summaries, tables and figures are written.
+    startExport(store, `${config.out}/log`);
+    const results = plan.conditions.map((entry) => {
+      const result = conditionResult(plan, store, entry);
+      const stop = stops.get(entry.condition.name);
+      if (stop) {
         result.summary.notes.push(
-          `stopped early: ${stopped} (resume with --resume and a higher limit to finish)`,
+          `stopped early: ${stop} (resume with --resume and a higher limit to finish)`,
         );
       }
-      results.push(result);
-    }
+      return result;
+    });
     progress.finish();
     for (const { warnings } of results) {
       for (const warning of warnings ?? []) console.error(`warning: ${warning}`);
@@ -290,9 +299,6 @@ export async function executeEval(plan: EvalPlan): Promise<EvalResult> {
     for (const { outcomeLines } of results) {
       for (const line of outcomeLines ?? []) console.error(`outcomes: ${line}`);
     }
-    // The log files are exported in a worker while the garbage of the aggregation is collected and the
-    // summaries, tables and figures are written.
-    startExport(store, `${config.out}/log`);
     collectGarbage();
     const comparisons = await writeRunOutputs({
       out: config.out,
