@@ -67,3 +67,23 @@ Deno.test("the command line's static module graph holds no package that loads on
   const eagerModules = [...graph].filter((s) => LAZY_MODULES.some((pattern) => pattern.test(s)));
   assertEquals(eagerModules, []);
 });
+
+Deno.test("node_modules is installed by every task first, not checked package by package on every start", async () => {
+  const config = JSON.parse(await Deno.readTextFile(`${ROOT}deno.json`)) as {
+    nodeModulesDir: string;
+    tasks: Record<string, string | { command: string; dependencies?: string[] }>;
+  };
+  // `auto` verifies each package of deno.lock under a file lock at every start (~100 ms of start-up).
+  assertEquals(config.nodeModulesDir, "manual");
+  const dependsOnDeps = (name: string, seen = new Set<string>()): boolean => {
+    if (name === "deps") return true;
+    if (seen.has(name)) return false;
+    seen.add(name);
+    const task = config.tasks[name];
+    return typeof task === "object" && (task.dependencies ?? []).some((d) => dependsOnDeps(d, seen));
+  };
+  const without = Object.keys(config.tasks).filter((name) => name !== "deps" && !dependsOnDeps(name));
+  assertEquals(without, [], "tasks that would run without node_modules/ installed");
+  const deps = config.tasks.deps;
+  assert(typeof deps === "object" && deps.command.startsWith("deno install"), "deps runs `deno install`");
+});

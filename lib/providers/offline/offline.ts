@@ -46,6 +46,16 @@ interface RetrievalIndex {
   cosine(a: Record<string, number>, b: Record<string, number>): number;
 }
 
+/**
+ * What is used of wink-nlp's BM25 vectorizer: the type its JavaScript gives the factory's result is
+ * `undefined` when the package's declarations are not picked up (they name the module without `.js`).
+ */
+interface Bm25Vectorizer {
+  learn(tokens: string[]): void;
+  doc(i: number): { out(as: unknown): unknown };
+  bowOf(tokens: string[]): unknown;
+}
+
 /** Loads wink-nlp (only a run of `offline:retrieval` needs it) and indexes the references of `corpus`. */
 async function buildRetrievalIndex(corpus: readonly Sample[]): Promise<RetrievalIndex> {
   const [{ default: BM25Vectorizer }, { default: its }, { default: similarity }] = await Promise.all([
@@ -53,7 +63,7 @@ async function buildRetrievalIndex(corpus: readonly Sample[]): Promise<Retrieval
     import("wink-nlp/src/its.js"),
     import("wink-nlp/utilities/similarity.js"),
   ]);
-  const bm25 = BM25Vectorizer({ norm: "l2" });
+  const bm25 = BM25Vectorizer({ norm: "l2" }) as unknown as Bm25Vectorizer;
   const indexed = corpus.filter((s) => s.reference && wordTokens(s.reference).length > 0);
   for (const sample of indexed) bm25.learn(wordTokens(sample.reference!));
   return {
