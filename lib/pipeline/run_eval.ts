@@ -211,7 +211,8 @@ function conditionRoleOutcomes(
     answerErrors: [...full.outputs.values()].filter((o) =>
       !o.answered && !isFinalAnswerError(o.error)
     ).length,
-    calls: store.eachCallEnd(condition, plan.conditions[0].condition.name, ["embed"]),
+    // The model's answers are counted from the outputs above, so its calls are not read again (nor embeddings).
+    calls: store.eachCallEnd(condition, plan.conditions[0].condition.name, ["embed", plan.roles[0].name]),
     judgingRoles: [...new Set(judges.map((j) => j.role))],
     judgeErrors,
     failedScorings,
