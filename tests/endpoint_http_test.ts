@@ -178,3 +178,63 @@ Deno.test("a timeout, an abort and a refused connection are told apart", async (
   const classified = classifyError(refused);
   assert(classified.retryable && classified.message.startsWith("connection failed: "), classified.message);
 });
+
+Deno.test("a base URL's own query is kept after the path, and the environment's OpenAI headers are sent", async () => {
+  await withServer(() => Response.json({ ok: true }), async (url, seen) => {
+    const env: Record<string, string> = {
+      OPENAI_ORG_ID: "org-1",
+      OPENAI_PROJECT_ID: "proj-1",
+      OPENAI_CUSTOM_HEADERS: "X-Gateway: team-a\nno colon here\nX-Trace:  on ",
+    };
+    const http = new EndpointHttp(
+      { baseURL: `${url}/deployments/d?api-version=2024-10-21&x=1`, apiKey: "k", apiVersion: "2024-10-21" },
+      (name) => env[name],
+    );
+    await http.post("/chat/completions", {});
+    await new EndpointHttp({ baseURL: `${url}?x=2` }, () => undefined).post("/embeddings", {});
+    const [azure, plain] = seen;
+    assertEquals([azure.path, azure.query], [
+      "/v1/deployments/d/chat/completions",
+      "?api-version=2024-10-21&x=1",
+    ]);
+    assertEquals(
+      ["openai-organization", "openai-project", "x-gateway", "x-trace"].map((h) => azure.headers.get(h)),
+      ["org-1", "proj-1", "team-a", "on"],
+    );
+    assertEquals([plain.path, plain.query, plain.headers.get("openai-organization")], [
+      "/v1/embeddings",
+      "?x=2",
+      null,
+    ]);
+  });
+});
+
+Deno.test("an error answer whose body breaks off keeps its status and Retry-After (a 429 stays a throttle)", async () => {
+  // A raw server: a 429 promising 100 bytes, sending 7, then closing the connection.
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const serving = (async () => {
+    for await (const conn of listener) {
+      const buffer = new Uint8Array(65536);
+      await conn.read(buffer);
+      await conn.write(
+        new TextEncoder().encode(
+          "HTTP/1.1 429 Too Many Requests\r\nContent-Length: 100\r\nRetry-After: 2\r\nConnection: close\r\n\r\npartial",
+        ),
+      );
+      conn.close();
+    }
+  })();
+  try {
+    const port = (listener.addr as Deno.NetAddr).port;
+    const err = await assertRejects(
+      () => new EndpointHttp({ baseURL: `http://127.0.0.1:${port}/v1` }).post("/chat/completions", {}),
+      EndpointHttpError,
+    );
+    assertEquals([err.status, err.headers.get("retry-after")], [429, "2"]);
+    const classified = classifyError(err);
+    assertEquals([classified.status, classified.retryable, classified.retryAfterMs], [429, true, 2000]);
+  } finally {
+    listener.close();
+    await serving.catch(() => {});
+  }
+});

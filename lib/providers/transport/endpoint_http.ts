@@ -1,9 +1,11 @@
 /**
  * JSON over HTTP to one OpenAI-compatible endpoint, for the calls a run makes by the thousand (chat completions,
  * embeddings): one `fetch` with a few fixed headers, a timeout, and errors that keep what the server said (status,
- * the error's `code`, `param` and `type`, headers). It sends what the npm:openai client sends for the same call:
- * the same URL, `Authorization: Bearer KEY` (and for Azure OpenAI the `api-version` query and an `api-key`
- * header), a JSON body; it costs a fraction of the client's time per call and answers in fewer turns of the
+ * the error's `code`, `param` and `type`, headers). It addresses and authenticates a call as the npm:openai client
+ * does: the path joined onto the base URL's path with the base URL's query kept (and for Azure OpenAI the
+ * `api-version` query and an `api-key` header), `Authorization: Bearer KEY`, the `OpenAI-Organization` and
+ * `OpenAI-Project` headers from `OPENAI_ORG_ID` and `OPENAI_PROJECT_ID`, and the `Name: value` lines of
+ * `OPENAI_CUSTOM_HEADERS`. It costs a fraction of the client's time per call and answers in fewer turns of the
  * event loop, so a finished call's slot is handed on sooner. Batch files, batches and `doctor` keep the client.
  * @module
  */
@@ -85,6 +87,16 @@ function errorObject(body: string): Record<string, unknown> | undefined {
   return inner == null ? record : { message: inner };
 }
 
+/** The headers of `OPENAI_CUSTOM_HEADERS`: one `Name: value` per line (lines without a colon are ignored). */
+function customHeaders(text: string | undefined): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const line of text?.split("\n") ?? []) {
+    const colon = line.indexOf(":");
+    if (colon > 0) headers[line.slice(0, colon).trim().toLowerCase()] = line.slice(colon + 1).trim();
+  }
+  return headers;
+}
+
 /** Per-request options of {@linkcode EndpointHttp.post}. */
 export interface PostOptions {
   /** Aborts the request (an {@linkcode EndpointAbortError}). */
@@ -108,15 +120,31 @@ export class EndpointHttp {
   readonly #headers: Record<string, string>;
   readonly #timeoutMs: number;
 
-  /** Prepares the URL prefix and headers once. */
-  constructor(settings: EndpointClientSettings) {
+  /**
+   * Prepares the URL prefix, query and headers once; `env` (default: the process environment) supplies
+   * `OPENAI_ORG_ID`, `OPENAI_PROJECT_ID` and `OPENAI_CUSTOM_HEADERS`.
+   */
+  constructor(
+    settings: EndpointClientSettings,
+    env: (name: string) => string | undefined = (name) => Deno.env.get(name),
+  ) {
     const apiKey = settings.apiKey || "not-needed";
-    this.#base = settings.baseURL.replace(/\/+$/, "");
-    this.#query = settings.apiVersion ? `?api-version=${encodeURIComponent(settings.apiVersion)}` : "";
+    const url = new URL(settings.baseURL);
+    const query = new URLSearchParams(url.search);
+    if (settings.apiVersion) query.set("api-version", settings.apiVersion);
+    url.search = "";
+    url.hash = "";
+    this.#base = url.href.replace(/\/+$/, "");
+    this.#query = query.size ? `?${query}` : "";
+    const organization = env("OPENAI_ORG_ID");
+    const project = env("OPENAI_PROJECT_ID");
     this.#headers = {
+      ...customHeaders(env("OPENAI_CUSTOM_HEADERS")),
       "content-type": "application/json",
       accept: "application/json",
       authorization: `Bearer ${apiKey}`,
+      ...(organization ? { "openai-organization": organization } : {}),
+      ...(project ? { "openai-project": project } : {}),
       ...(settings.apiVersion ? { "api-key": apiKey } : {}),
     };
     this.#timeoutMs = settings.timeoutMs ?? 120_000;
@@ -146,8 +174,12 @@ export class EndpointHttp {
         body: JSON.stringify(body),
         signal: controller.signal,
       });
+      if (!response.ok) {
+        // An error answer keeps its status (and Retry-After) even when its body cannot be read.
+        const text = await response.text().catch(() => "");
+        throw new EndpointHttpError(response.status, text, response.headers);
+      }
       const text = await response.text();
-      if (!response.ok) throw new EndpointHttpError(response.status, text, response.headers);
       return { data: JSON.parse(text), headers: response.headers };
     } catch (err) {
       if (err instanceof EndpointHttpError || err instanceof SyntaxError) throw err;
