@@ -10,7 +10,7 @@ import { exitWith } from "./exit_code.ts";
 import { getTask } from "../benchmarks/registry.ts";
 import { ConfigError } from "../core/errors.ts";
 import { pathExists } from "../core/fs.ts";
-import type { RunLabels, Summary } from "../core/summary.ts";
+import { labelsOf } from "../core/summary.ts";
 import { readRunView } from "../pipeline/evaluate.ts";
 import { RunStore } from "../store/run_store.ts";
 import { type RunBenchmark, type ViewResult, writeViewBundle } from "../view/write_bundle.ts";
@@ -43,18 +43,6 @@ export const VIEW_SPEC = {
     "example: deno task view runs/qwen7b runs/gpt4o --out runs/compare-view --open",
   ],
 } satisfies CommandSpec;
-
-/** Returns the labels the benchmark's rows are computed with, from a condition's summary. */
-function labelsOf(summary: Summary): RunLabels {
-  return {
-    benchmark: summary.benchmark,
-    model: summary.model,
-    judge: summary.judge,
-    condition: summary.condition,
-    offline: summary.offline,
-    judgeRuns: summary.judge_runs,
-  };
-}
 
 /**
  * Returns what the benchmark of the run in `dir` adds to the viewer (metric display, groups, per-sample rows),

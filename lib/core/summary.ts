@@ -226,3 +226,15 @@ export const RaterAgreementSchema = z.object({
 
 /** One pair of raters' agreement on one field, as `summary.json` holds it. */
 export type RaterAgreement = z.infer<typeof RaterAgreementSchema>;
+
+/** Returns the labels `summary` was computed with (what a benchmark's rows are computed with again). */
+export function labelsOf(summary: Summary): RunLabels {
+  return {
+    benchmark: summary.benchmark,
+    model: summary.model,
+    judge: summary.judge,
+    condition: summary.condition,
+    offline: summary.offline,
+    judgeRuns: summary.judge_runs,
+  };
+}

@@ -15,7 +15,7 @@ import { getTask } from "../benchmarks/registry.ts";
 import { ConfigError, InputError } from "../core/errors.ts";
 import { pathExists, projectPath } from "../core/fs.ts";
 import type { GroupValue } from "../core/sample.ts";
-import { type RunLabels, type Summary, SummarySchema } from "../core/summary.ts";
+import { labelsOf, type Summary, SummarySchema } from "../core/summary.ts";
 import type { RoleMember, RunView, Task } from "../core/task.ts";
 import { RunStore } from "../store/run_store.ts";
 import { loadTokenCounter } from "../providers/flow/token_estimate.ts";
@@ -87,18 +87,6 @@ export interface OpenedRun {
   conditions: OpenedCondition[];
   /** The length buckets the run was asked for (`--buckets`), if any. */
   buckets?: BucketSpec;
-}
-
-/** Returns the labels a summary was computed with. */
-function labelsOf(summary: Summary): RunLabels {
-  return {
-    benchmark: summary.benchmark,
-    model: summary.model,
-    judge: summary.judge,
-    condition: summary.condition,
-    offline: summary.offline,
-    judgeRuns: summary.judge_runs,
-  };
 }
 
 /** Returns the condition named `name` as the run's manifest records it. */

@@ -8,7 +8,7 @@
 import type { Estimate, Summary } from "../core/summary.ts";
 import type { MetricDisplay } from "../core/report_spec.ts";
 import type { ChatMessage, TokenUsage } from "../core/chat.ts";
-import type { NamedValue } from "../core/records.ts";
+import type { StoredScore } from "../core/records.ts";
 
 /** Version of the bundle's data layout (bumped when the viewer could not read an older one). */
 export const BUNDLE_FORMAT = 1;
@@ -260,27 +260,8 @@ export interface CallRecord {
   createdAt: string;
 }
 
-/** One score as the sample page shows it. */
-export interface ScoreRecord {
-  /** Scorer name (`human:…` for human ratings). */
-  scorer: string;
-  /** Judge or rater. */
-  judge: string | null;
-  /** Repeat number. */
-  run: number;
-  /** Primary value. */
-  value: number | null;
-  /** Named values (rubric fields). */
-  values: Record<string, NamedValue> | null;
-  /** `false` for judge errors. */
-  valid: boolean;
-  /** Rationale or note. */
-  reason: string | null;
-  /** Key of the call behind it. */
-  callKey: string | null;
-  /** Scorer detail (the parsed verdict, extraction). */
-  detail: unknown;
-}
+/** One score as the sample page shows it: the stored score without the sample and condition it belongs to. */
+export type ScoreRecord = Omit<StoredScore, "sampleId" | "condition">;
 
 /** Everything stored for one sample in one condition. */
 export interface ConditionResult {
