@@ -87,7 +87,8 @@ const OPTION_TABLE = [
     value: "VAR",
     scope: "common",
     section: "model",
-    help: "environment variable holding its API key (default OPENAI_API_KEY; never pass a key itself)",
+    help:
+      "environment variable holding its API key (default OPENAI_API_KEY; never pass a key itself); OPENAI_ORG_ID, OPENAI_PROJECT_ID and OPENAI_CUSTOM_HEADERS (Name: value lines) are sent as headers when set",
   },
   {
     flag: "api-version",
