@@ -264,3 +264,74 @@ Deno.test("PerMedCQA: a question longer than the model's context is not acceptab
   // Any other answer error leaves the question unscored (the run is incomplete).
   assertEquals(rows("HTTP 500: down").at(0)?.values.acceptable, null);
 });
+
+Deno.test("the store counts answer outcomes in SQL as isRefused and String.prototype.trim define them", async () => {
+  const { withTempStore } = await import("./temp_store.ts");
+  const { answerOutcomes, isRefused } = await import("../lib/pipeline/outcomes.ts");
+  // Each answer: its text (null: failed, with `error`), and the call behind it (none: an answer without a call).
+  const cases: {
+    text: string | null;
+    error?: string;
+    call?: { text: string; finishReason: string | null; refusal?: string };
+  }[] = [
+    { text: "A", call: { text: "A", finishReason: "stop" } },
+    { text: "cut", call: { text: "cut", finishReason: "length" } },
+    { text: "", call: { text: "", finishReason: "content_filter" } },
+    // A refusal whose reply is white space of other scripts (ideographic space, no-break space) is refused.
+    {
+      text: "\u3000\n",
+      call: { text: "\u3000\n", finishReason: "stop", refusal: "I can't help with that." },
+    },
+    // A refusal beside real content is an answer.
+    { text: "B", call: { text: "B", finishReason: "stop", refusal: "partly" } },
+    // Empty once trimmed, not refused: empty answers (SQLite's own trim() removes spaces only).
+    { text: "\u00a0 \u2028\ufeff", call: { text: "\u00a0 \u2028\ufeff", finishReason: "stop" } },
+    { text: "\t", call: { text: "\t", finishReason: "length" } },
+    { text: "\u200b", call: { text: "\u200b", finishReason: "stop" } },
+    { text: "  " },
+    { text: null, error: "context length exceeded: This model's maximum context length is 8192 tokens" },
+    { text: null, error: "HTTP 500: upstream failed" },
+  ];
+  await withTempStore((store) => {
+    for (const [i, c] of cases.entries()) {
+      const key = c.call ? `k${i}` : null;
+      if (c.call) {
+        store.putCall({
+          key: key!,
+          role: "model",
+          model: MODEL,
+          request: { messages: [], params: {} },
+          text: c.call.text,
+          finishReason: c.call.finishReason,
+          refusal: c.call.refusal ?? null,
+          usage: null,
+          attempts: 1,
+          latencyMs: 1,
+          createdAt: new Date(0).toISOString(),
+        });
+      }
+      store.putOutput({
+        sampleId: `s${i}`,
+        condition: "default",
+        callKey: key,
+        text: c.text,
+        error: c.error ?? null,
+      });
+    }
+    const counted = answerOutcomes(store.outputOutcomeCounts("default"));
+    // The same counts, by the JavaScript definitions.
+    const answers = cases.filter((c) => c.text !== null);
+    const refused = answers.filter((c) =>
+      c.call && isRefused({ ...c.call, refusal: c.call.refusal ?? null })
+    );
+    assertEquals(counted, {
+      outputs: cases.length,
+      truncated: answers.filter((c) => c.call?.finishReason === "length").length,
+      refused: refused.length,
+      empty_answers: answers.filter((c) => !refused.includes(c) && c.text!.trim() === "").length,
+      context_errors: 1,
+    });
+    assertEquals([counted.truncated, counted.refused, counted.empty_answers], [2, 2, 3]);
+    return Promise.resolve();
+  });
+});

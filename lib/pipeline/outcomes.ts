@@ -9,7 +9,7 @@
  * @module
  */
 import type { StoredCall } from "../core/records.ts";
-import type { CallEnd, OutputOutcome } from "../store/run_store.ts";
+import type { CallEnd, OutputOutcomeCounts } from "../store/run_store.ts";
 import { hasOutcome, percent, type RoleOutcome } from "../report/outcomes_note.ts";
 
 /** Counts of the outcomes of one condition's answers. */
@@ -37,27 +37,13 @@ export function isRefused(call: Pick<StoredCall, "finishReason" | "text" | "refu
   return call.finishReason === "content_filter" || (!!call.refusal && call.text.trim() === "");
 }
 
-/** Counts the outcomes of a condition's outputs, each with what its call reported. */
-export function answerOutcomes(outputs: readonly OutputOutcome[]): AnswerOutcomes {
-  const counts: AnswerOutcomes = {
-    outputs: outputs.length,
-    truncated: 0,
-    refused: 0,
-    empty_answers: 0,
-    context_errors: 0,
-  };
-  for (const output of outputs) {
-    if (output.text === null) {
-      if (isContextError(output.error)) counts.context_errors++;
-      continue;
-    }
-    const { call } = output;
-    const refused = call !== undefined && isRefused(call);
-    if (call?.finishReason === "length") counts.truncated++;
-    if (refused) counts.refused++;
-    else if (output.text.trim() === "") counts.empty_answers++;
-  }
-  return counts;
+/**
+ * Returns the outcomes of a condition's answers from the store's counts (which count refusals as
+ * {@linkcode isRefused} defines them), the answer errors sorted into context-limit errors and others.
+ */
+export function answerOutcomes(counts: OutputOutcomeCounts): AnswerOutcomes {
+  const { outputs, truncated, refused, empty_answers, errors } = counts;
+  return { outputs, truncated, refused, empty_answers, context_errors: errors.filter(isContextError).length };
 }
 
 /** A role as planned: its name and the models serving it. */

@@ -129,7 +129,7 @@ export function conditionResult(
     not_judged: completeness.not_judged,
     failed: completeness.failed,
   });
-  const outcomes = answerOutcomes(store.outputOutcomes(condition.name));
+  const outcomes = answerOutcomes(store.outputOutcomeCounts(condition.name));
   Object.assign(summary.counts, {
     truncated: outcomes.truncated,
     refused: outcomes.refused,

@@ -54,20 +54,41 @@ export interface UsageTotal {
   withoutUsage: number;
 }
 
+/**
+ * The calls in the order exports list them (by time, then key). No index serves this order, so the calls are
+ * sorted once and read row by row (a page at a time would sort them again for every page).
+ */
+const CALLS_IN_ORDER = "SELECT * FROM calls ORDER BY created_at, key";
+
 /** Longest a queued write waits before it is committed, in milliseconds. */
 export const WRITE_DELAY_MS = 25;
 /** Queued writes that are committed at once without waiting. */
 export const WRITE_BATCH = 2000;
 
-/** One output and what its call reported, as {@linkcode RunStore.outputOutcomes} reads it. */
-export interface OutputOutcome {
-  /** The answer text, `null` when it failed. */
-  text: string | null;
-  /** Why it failed for good, if it did. */
-  error: string | null;
-  /** The call that produced it (absent for failed answers and stores without it). */
-  call?: Pick<StoredCall, "text" | "finishReason" | "refusal">;
+/** How the outputs of a condition ended, as {@linkcode RunStore.outputOutcomeCounts} counts them. */
+export interface OutputOutcomeCounts {
+  /** Outputs stored (answers and answer errors). */
+  outputs: number;
+  /** Answers whose call ended at the token limit (`finish_reason` `length`). */
+  truncated: number;
+  /**
+   * Answers whose call was refused: `finish_reason` `content_filter`, or a `refusal` with a reply that is empty
+   * once trimmed.
+   */
+  refused: number;
+  /** Answers not refused whose text is empty once trimmed. */
+  empty_answers: number;
+  /** The error of every answer that failed (for the caller to sort). */
+  errors: string[];
 }
+
+/**
+ * The characters JavaScript's `String.prototype.trim` removes (white space and line terminators), given to
+ * SQLite's `trim(X, Y)`, whose default removes spaces only: an answer of ideographic spaces is empty in both.
+ */
+export const TRIMMED_CHARACTERS =
+  "\t\n\v\f\r \u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a" +
+  "\u2028\u2029\u202f\u205f\u3000\ufeff";
 
 /** One stored output of a condition with the scores stored for its sample, as {@linkcode RunStore.outputScores} reads it. */
 export interface OutputScores extends OutputStatus {
@@ -251,8 +272,8 @@ export class RunStore {
       yield* this.#heldSamples;
       return;
     }
-    for (const row of this.#prepare("SELECT data FROM samples ORDER BY position").iterate()) {
-      yield storedSample(String((row as { data: string }).data));
+    for (const row of this.#sqlite.pages({ table: "samples", keys: ["position", "id"] })) {
+      yield storedSample(String(row.data));
     }
   }
 
@@ -334,7 +355,7 @@ export class RunStore {
   /** Yields every stored call, oldest first, one at a time (exports of large runs hold one call at a time). */
   *eachCall(): Generator<StoredCall> {
     this.flush();
-    for (const row of this.#prepare("SELECT * FROM calls ORDER BY created_at, key").iterate()) {
+    for (const row of this.#prepare(CALLS_IN_ORDER).iterate()) {
       yield rowToCall(row as Record<string, unknown>);
     }
   }
@@ -412,22 +433,32 @@ export class RunStore {
   }
 
   /**
-   * Each output of `condition` with what its call reported (finish reason, refusal, reply text), in one query:
-   * what answer outcomes are counted from, without reading every call's request.
+   * Counts how the outputs of `condition` ended, each with what its call reported (finish reason, refusal,
+   * reply), in SQL: no answer's text is read into JavaScript. An answer without a stored call counts as neither
+   * truncated nor refused.
    */
-  outputOutcomes(condition: string): OutputOutcome[] {
+  outputOutcomeCounts(condition: string): OutputOutcomeCounts {
     this.flush();
-    const rows = this.#prepare(
-      "SELECT o.text AS text, o.error AS error, c.text AS call_text, c.finish_reason AS finish_reason, " +
-        "c.refusal AS refusal FROM outputs o LEFT JOIN calls c ON c.key = o.call_key WHERE o.condition = ?",
-    ).all(condition) as Record<string, string | null>[];
-    return rows.map((r) => ({
-      text: r.text,
-      error: r.error,
-      call: r.call_text === null
-        ? undefined
-        : { text: r.call_text, finishReason: r.finish_reason, refusal: r.refusal ?? null },
-    }));
+    const refused =
+      "(c.finish_reason IS 'content_filter' OR (COALESCE(c.refusal, '') <> '' AND trim(c.text, :ws) = ''))";
+    const row = this.#prepare(
+      "SELECT COUNT(*) AS outputs, " +
+        "COALESCE(SUM(o.text IS NOT NULL AND c.finish_reason IS 'length'), 0) AS truncated, " +
+        `COALESCE(SUM(o.text IS NOT NULL AND ${refused}), 0) AS refused, ` +
+        `COALESCE(SUM(o.text IS NOT NULL AND NOT ${refused} AND trim(o.text, :ws) = ''), 0) AS empty_answers ` +
+        "FROM outputs o LEFT JOIN calls c ON c.key = o.call_key WHERE o.condition = :condition",
+    ).get({ ws: TRIMMED_CHARACTERS, condition }) as Record<string, number>;
+    const errors = this.#prepare("SELECT error FROM outputs WHERE condition = ? AND text IS NULL").all(
+      condition,
+    )
+      .map((r) => String((r as { error: string | null }).error ?? ""));
+    return {
+      outputs: Number(row.outputs),
+      truncated: Number(row.truncated),
+      refused: Number(row.refused),
+      empty_answers: Number(row.empty_answers),
+      errors,
+    };
   }
 
   /**
@@ -473,9 +504,7 @@ export class RunStore {
    */
   *eachCallJson(): Generator<string> {
     this.flush();
-    for (const row of this.#prepare("SELECT * FROM calls ORDER BY created_at, key").iterate()) {
-      yield callJson(row as Record<string, unknown>);
-    }
+    for (const row of this.#prepare(CALLS_IN_ORDER).iterate()) yield callJson(row as Record<string, unknown>);
   }
 
   /** Yields each stored output as `JSON.stringify` of {@linkcode eachOutput}'s records gives it, in that order. */
@@ -491,7 +520,7 @@ export class RunStore {
   /** Yields each logged event as `JSON.stringify` of {@linkcode events}' records gives it, oldest first. */
   *eachEventJson(): Generator<string> {
     this.flush();
-    for (const row of this.#prepare("SELECT at, kind, detail FROM events ORDER BY id").iterate()) {
+    for (const row of this.#sqlite.pages({ table: "events", keys: ["id"] })) {
       const r = row as Record<string, string>;
       yield `{"at":${JSON.stringify(r.at)},"kind":${JSON.stringify(r.kind)},"detail":${r.detail}}`;
     }
@@ -558,10 +587,13 @@ export class RunStore {
   /** Yields the scores of `condition` one at a time, ordered by sample, scorer, judge and run. */
   *eachScoreOf(condition: string): Generator<StoredScore> {
     this.flush();
-    const statement = this.#prepare(
-      "SELECT * FROM scores WHERE condition = ? ORDER BY sample_id, scorer, judge, run",
-    );
-    for (const row of statement.iterate(condition)) yield rowToScore(row as Record<string, unknown>);
+    // The primary key's index serves this order (condition fixed), so each page is found, not sorted again.
+    const keys = ["sample_id", "scorer", "judge", "run"];
+    for (
+      const row of this.#sqlite.pages({ table: "scores", where: "condition = ?", params: [condition], keys })
+    ) {
+      yield rowToScore(row);
+    }
   }
 
   /** Returns the stored scores, optionally of one condition, ordered by sample, scorer, judge and run. */
