@@ -17,6 +17,7 @@ import {
 } from "../analysis/buckets.ts";
 import { safeName } from "../core/fs.ts";
 import type { Sample } from "../core/sample.ts";
+import type { StoredOutput, StoredScore } from "../core/records.ts";
 import type { Task } from "../core/task.ts";
 import { pairedTable } from "../report/ablation_report.ts";
 import { exportFigures, type FigureSpec } from "../report/figures.ts";
@@ -60,38 +61,69 @@ export function sampleRows(
   return [...eachSampleRow(store, condition, asked)];
 }
 
-/** Yields the rows of {@linkcode sampleRows} one at a time (a large run's file is written as it is built). */
+/** Samples whose outputs and scores {@linkcode eachSampleRow} reads at once. */
+const SAMPLE_ROWS_PAGE = 1024;
+
+/**
+ * Yields the rows of {@linkcode sampleRows} one at a time (a large run's file is written as it is built), the
+ * outputs and scores read for a page of samples at a time, so that a run's answers are never all in memory.
+ */
 export function* eachSampleRow(
   store: RunStore,
   condition: string,
   asked?: readonly Sample[],
 ): Generator<Record<string, unknown>> {
-  const outputs = new Map(store.outputs(condition).map((o) => [o.sampleId, o]));
-  const scores = Map.groupBy(store.scores(condition), (s) => s.sampleId);
   const inputs = new Map(asked?.map((s) => [s.id, s.input]));
-  for (const sample of store.eachSample()) {
-    const output = outputs.get(sample.id);
-    const own = scores.get(sample.id) ?? [];
-    yield {
-      id: sample.id,
-      condition,
-      ...sample.fields,
-      input: inputs.get(sample.id) ?? sample.input,
-      answer: output?.text ?? null,
-      answer_error: output?.error ?? (output ? null : "not run"),
-      ...(output?.detail ? { solver: output.detail } : {}),
-      scores: own.map((s) => ({
-        scorer: s.scorer,
-        ...(s.judge ? { judge: s.judge } : {}),
-        run: s.run,
-        value: s.value,
-        ...(s.values ? { values: s.values } : {}),
-        valid: s.valid,
-        reason: s.reason,
-        ...(s.detail !== null && s.detail !== undefined ? { detail: s.detail } : {}),
-      })),
-    };
+  for (const page of pagesOf(store.eachSample(), SAMPLE_ROWS_PAGE)) {
+    const ids = page.map((s) => s.id);
+    const outputs = new Map(store.outputsOf(condition, ids).map((o) => [o.sampleId, o]));
+    const scores = Map.groupBy(store.scoresOf(condition, ids), (s) => s.sampleId);
+    for (const sample of page) {
+      yield sampleRow(sample, condition, inputs, outputs.get(sample.id), scores.get(sample.id));
+    }
   }
+}
+
+/** Yields `items` in arrays of `size` (the last one shorter). */
+function* pagesOf<T>(items: Iterable<T>, size: number): Generator<T[]> {
+  let page: T[] = [];
+  for (const item of items) {
+    page.push(item);
+    if (page.length === size) {
+      yield page;
+      page = [];
+    }
+  }
+  if (page.length) yield page;
+}
+
+/** One row of `samples.jsonl`: the sample's fields, its input as asked, its answer (or error) and its scores. */
+function sampleRow(
+  sample: Sample,
+  condition: string,
+  inputs: ReadonlyMap<string, string>,
+  output: StoredOutput | undefined,
+  own: readonly StoredScore[] = [],
+): Record<string, unknown> {
+  return {
+    id: sample.id,
+    condition,
+    ...sample.fields,
+    input: inputs.get(sample.id) ?? sample.input,
+    answer: output?.text ?? null,
+    answer_error: output?.error ?? (output ? null : "not run"),
+    ...(output?.detail ? { solver: output.detail } : {}),
+    scores: own.map((s) => ({
+      scorer: s.scorer,
+      ...(s.judge ? { judge: s.judge } : {}),
+      run: s.run,
+      value: s.value,
+      ...(s.values ? { values: s.values } : {}),
+      valid: s.valid,
+      reason: s.reason,
+      ...(s.detail !== null && s.detail !== undefined ? { detail: s.detail } : {}),
+    })),
+  };
 }
 
 /** Everything {@linkcode writeRunOutputs} needs. */

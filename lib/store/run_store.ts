@@ -596,6 +596,29 @@ export class RunStore {
     }
   }
 
+  /** Returns the outputs of `condition` for the samples `ids` (by sample). */
+  outputsOf(condition: string, ids: readonly string[]): StoredOutput[] {
+    return this.#rowsOfSamples("outputs", "sample_id", condition, ids).map(rowToOutput);
+  }
+
+  /** Returns the scores of `condition` for the samples `ids`, ordered by sample, scorer, judge and run. */
+  scoresOf(condition: string, ids: readonly string[]): StoredScore[] {
+    return this.#rowsOfSamples("scores", "sample_id, scorer, judge, run", condition, ids).map(rowToScore);
+  }
+
+  /** Rows of `table` (`outputs` or `scores`) of `condition` for the samples `ids`, in `order`. */
+  #rowsOfSamples(
+    table: "outputs" | "scores",
+    order: string,
+    condition: string,
+    ids: readonly string[],
+  ): Record<string, unknown>[] {
+    this.flush();
+    return this.#prepare(
+      `SELECT * FROM ${table} WHERE condition = ? AND sample_id IN (SELECT value FROM json_each(?)) ORDER BY ${order}`,
+    ).all(condition, JSON.stringify(ids)) as Record<string, unknown>[];
+  }
+
   /** Returns the stored scores, optionally of one condition, ordered by sample, scorer, judge and run. */
   scores(condition?: string): StoredScore[] {
     return this.#rowsOf("scores", "sample_id, scorer, judge, run", condition).map(rowToScore);

@@ -1,0 +1,56 @@
+/**
+ * `samples.jsonl` rows are built a page of samples at a time: across page boundaries every sample keeps its own
+ * answer and scores, in the samples' order, and a sample never answered says so.
+ */
+import { assertEquals } from "@std/assert";
+import type { Sample } from "../lib/core/sample.ts";
+import { eachSampleRow } from "../lib/pipeline/write_outputs.ts";
+import { withTempStore } from "./temp_store.ts";
+
+Deno.test("sample rows over several pages: each sample's own answer and scores, in sample order", async () => {
+  // Ids out of alphabetical order, so the store's order by id differs from the samples' order.
+  const samples: Sample[] = Array.from({ length: 2600 }, (_, i) => ({
+    id: `q${(i * 7919) % 2600}`,
+    benchmark: "t",
+    input: `question ${i}`,
+    reference: null,
+    conversation: null,
+    fields: { part: i % 3 },
+    extra: {},
+  }));
+  await withTempStore((store) => {
+    store.putSamples(samples);
+    for (const [i, s] of samples.entries()) {
+      if (i % 5 === 4) continue; // never answered
+      store.putOutput({ sampleId: s.id, condition: "c", callKey: null, text: `answer ${i}`, error: null });
+      store.putOutput({ sampleId: s.id, condition: "other", callKey: null, text: "elsewhere", error: null });
+      for (const run of [2, 1]) {
+        store.putScore({
+          sampleId: s.id,
+          condition: "c",
+          scorer: "m",
+          judge: null,
+          run,
+          value: i + run / 10,
+          values: null,
+          valid: true,
+          reason: null,
+          callKey: null,
+          detail: null,
+        });
+      }
+    }
+    const rows = [...eachSampleRow(store, "c")];
+    assertEquals(rows.map((r) => r.id), samples.map((s) => s.id));
+    for (const [i, row] of rows.entries()) {
+      const answered = i % 5 !== 4;
+      assertEquals(row.input, `question ${i}`);
+      assertEquals(row.part, i % 3);
+      assertEquals(row.answer, answered ? `answer ${i}` : null);
+      assertEquals(row.answer_error, answered ? null : "not run");
+      const scores = row.scores as { run: number; value: number }[];
+      assertEquals(scores.map((s) => [s.run, s.value]), answered ? [[1, i + 0.1], [2, i + 0.2]] : []);
+    }
+    return Promise.resolve();
+  });
+});
