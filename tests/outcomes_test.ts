@@ -335,3 +335,85 @@ Deno.test("the store counts answer outcomes in SQL as isRefused and String.proto
     return Promise.resolve();
   });
 });
+
+Deno.test("the store counts other roles' call outcomes in SQL, by role and model, as the JavaScript definitions do", async () => {
+  const { withTempStore } = await import("./temp_store.ts");
+  const { isRefused } = await import("../lib/pipeline/outcomes.ts");
+  type Call = {
+    role: string;
+    model: string;
+    text: string;
+    finishReason: string | null;
+    refusal?: string;
+    condition: string | null;
+    scoredIn?: string;
+  };
+  const calls: Call[] = [
+    { role: "judge", model: "j1", text: '{"score": 4}', finishReason: "stop", condition: "default" },
+    { role: "judge", model: "j1", text: '{"sc', finishReason: "length", condition: "default" },
+    { role: "judge", model: "j1", text: "\u3000", finishReason: "stop", condition: "default" },
+    { role: "judge", model: "j2", text: "", finishReason: "content_filter", condition: "default" },
+    { role: "judge", model: "j2", text: " \n", finishReason: "stop", refusal: "no", condition: "default" },
+    // Recorded before calls kept their condition: counts towards the baseline.
+    { role: "judge", model: "j2", text: "ok", finishReason: "stop", refusal: "partly", condition: null },
+    // Made in another condition, but behind a score of this one: counted here too.
+    { role: "judge", model: "j1", text: "\t", finishReason: "length", condition: "cot", scoredIn: "default" },
+    { role: "translator", model: "t", text: "ترجمه", finishReason: "stop", condition: "default" },
+    // Another condition's own call, an excluded role's and the model's: not counted.
+    { role: "judge", model: "j1", text: "", finishReason: "stop", condition: "cot" },
+    { role: "embed", model: "e", text: "", finishReason: null, condition: "default" },
+    { role: "model", model: MODEL, text: "", finishReason: "length", condition: "default" },
+  ];
+  await withTempStore((store) => {
+    for (const [i, c] of calls.entries()) {
+      store.putCall({
+        key: `k${i}`,
+        role: c.role,
+        model: c.model,
+        request: { messages: [], params: {} },
+        text: c.text,
+        finishReason: c.finishReason,
+        refusal: c.refusal ?? null,
+        usage: null,
+        attempts: 1,
+        latencyMs: 1,
+        createdAt: new Date(i).toISOString(),
+        condition: c.condition,
+      });
+      if (c.scoredIn) {
+        store.putScore({
+          sampleId: `s${i}`,
+          condition: c.scoredIn,
+          scorer: "judge",
+          judge: c.model,
+          run: 1,
+          value: 1,
+          values: null,
+          valid: true,
+          reason: null,
+          callKey: `k${i}`,
+          detail: null,
+        });
+      }
+    }
+    const counted = store.callEndCounts("default", "default", ["embed", "model"]);
+    const counts = (role: string, model: string) => {
+      const own = calls.filter((c) =>
+        c.role === role && c.model === model && ((c.condition ?? "default") === "default" || c.scoredIn)
+      );
+      const refused = own.filter((c) => isRefused({ ...c, refusal: c.refusal ?? null }));
+      return {
+        role,
+        model,
+        calls: own.length,
+        truncated: own.filter((c) => c.finishReason === "length").length,
+        refused: refused.length,
+        empty: own.filter((c) => !refused.includes(c) && c.text.trim() === "").length,
+      };
+    };
+    assertEquals(counted, [counts("judge", "j1"), counts("judge", "j2"), counts("translator", "t")]);
+    assertEquals(counted[0], { role: "judge", model: "j1", calls: 4, truncated: 2, refused: 0, empty: 2 });
+    assertEquals(counted[1], { role: "judge", model: "j2", calls: 3, truncated: 0, refused: 2, empty: 0 });
+    return Promise.resolve();
+  });
+});

@@ -9,7 +9,7 @@
  * @module
  */
 import type { StoredCall } from "../core/records.ts";
-import type { CallEnd, OutputOutcomeCounts } from "../store/run_store.ts";
+import type { CallEndCounts, OutputOutcomeCounts } from "../store/run_store.ts";
 import { hasOutcome, percent, type RoleOutcome } from "../report/outcomes_note.ts";
 
 /** Counts of the outcomes of one condition's answers. */
@@ -32,7 +32,10 @@ export const TRUNCATION_WARNING_SHARE = 0.05;
 import { isContextError } from "../core/answer_errors.ts";
 export { isContextError };
 
-/** Returns whether a stored call was refused or filtered. */
+/**
+ * Returns whether a stored call was refused or filtered: the definition the run store's counts follow in SQL
+ * (`RunStore.outputOutcomeCounts`, `RunStore.callEndCounts`; a test holds them to it).
+ */
 export function isRefused(call: Pick<StoredCall, "finishReason" | "text" | "refusal">): boolean {
   return call.finishReason === "content_filter" || (!!call.refusal && call.text.trim() === "");
 }
@@ -62,8 +65,8 @@ export interface RoleOutcomeInputs {
   answers: AnswerOutcomes;
   /** Answers that failed for good. */
   answerErrors: number;
-  /** How every finished call of the other roles ended (embeddings left out). */
-  calls: Iterable<CallEnd>;
+  /** How the finished calls of the other roles ended, by role and model (embeddings left out). */
+  calls: Iterable<CallEndCounts>;
   /** Roles whose scorers judge (their rows count judge errors). */
   judgingRoles: readonly string[];
   /** Judge errors: the role and the judge's label of each judging without a valid verdict. */
@@ -102,13 +105,13 @@ export function roleOutcomes(inputs: RoleOutcomeInputs): RoleOutcome[] {
     return row;
   };
   for (const role of others) for (const p of role.providers) rowOf(role.name, p.model);
-  for (const call of inputs.calls) {
-    if (call.role === modelRole.name) continue;
-    const row = rowOf(call.role, call.model);
-    row.calls++;
-    if (call.finishReason === "length") row.truncated++;
-    if (isRefused(call)) row.refused++;
-    else if (call.text.trim() === "") row.empty++;
+  for (const counts of inputs.calls) {
+    if (counts.role === modelRole.name) continue;
+    const row = rowOf(counts.role, counts.model);
+    row.calls += counts.calls;
+    row.truncated += counts.truncated;
+    row.refused += counts.refused;
+    row.empty += counts.empty;
   }
   const membersOf = (role: string) => [
     ...new Set(others.find((r) => r.name === role)?.providers.map((p) => p.model)),

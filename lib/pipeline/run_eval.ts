@@ -212,7 +212,7 @@ function conditionRoleOutcomes(
       !o.answered && !isFinalAnswerError(o.error)
     ).length,
     // The model's answers are counted from the outputs above, so its calls are not read again (nor embeddings).
-    calls: store.eachCallEnd(condition, plan.conditions[0].condition.name, ["embed", plan.roles[0].name]),
+    calls: store.callEndCounts(condition, plan.conditions[0].condition.name, ["embed", plan.roles[0].name]),
     judgingRoles: [...new Set(judges.map((j) => j.role))],
     judgeErrors,
     failedScorings,

@@ -98,12 +98,20 @@ export interface OutputScores extends OutputStatus {
   scores: Record<string, number>;
 }
 
-/** How one finished call ended, as {@linkcode RunStore.eachCallEnd} reads it (without its request). */
-export interface CallEnd extends Pick<StoredCall, "text" | "finishReason" | "refusal"> {
-  /** The role that made it. */
+/** How the finished calls of one role's model ended, as {@linkcode RunStore.callEndCounts} counts them. */
+export interface CallEndCounts {
+  /** The role that made them. */
   role: string;
   /** Model name. */
   model: string;
+  /** Calls. */
+  calls: number;
+  /** Replies that ended at the token limit (`finish_reason` `length`). */
+  truncated: number;
+  /** Replies refused: `finish_reason` `content_filter`, or a `refusal` with a reply empty once trimmed. */
+  refused: number;
+  /** Replies not refused that are empty once trimmed. */
+  empty: number;
 }
 
 /** Opens (creating if needed) the SQLite run store of a run directory. */
@@ -462,29 +470,34 @@ export class RunStore {
   }
 
   /**
-   * Yields how each finished call of `condition` ended (role, model, finish reason, refusal, reply text), one at
-   * a time, without reading requests: the calls recorded for it (calls recorded without a condition, in stores
-   * of earlier versions, count towards `baseline`) and the calls behind its scores (a judging reused from
-   * another condition counts in both), each once; the calls of `exceptRoles` (e.g. embeddings) are left out.
+   * Counts, by role and model, how the finished calls of `condition` ended, in SQL (no reply is read into
+   * JavaScript): the calls recorded for it (calls recorded without a condition, in stores of earlier versions,
+   * count towards `baseline`) and the calls behind its scores (a judging reused from another condition counts in
+   * both), each once; the calls of `exceptRoles` (e.g. embeddings) are left out. Rows come in the order their
+   * role and model first made a call.
    */
-  *eachCallEnd(condition: string, baseline: string, exceptRoles: readonly string[] = []): Generator<CallEnd> {
+  callEndCounts(condition: string, baseline: string, exceptRoles: readonly string[] = []): CallEndCounts[] {
     this.flush();
+    const refused =
+      "(finish_reason IS 'content_filter' OR (COALESCE(refusal, '') <> '' AND trim(text, :ws) = ''))";
     const rows = this.#prepare(
-      "SELECT role, model, text, finish_reason, refusal FROM calls " +
-        "WHERE (COALESCE(condition, ?) = ? OR key IN (SELECT call_key FROM scores WHERE condition = ?)) " +
-        "AND role NOT IN (SELECT value FROM json_each(?))",
-    ).iterate(baseline, condition, condition, JSON.stringify(exceptRoles)) as Iterable<
-      Record<string, string | null>
-    >;
-    for (const r of rows) {
-      yield {
-        role: String(r.role),
-        model: String(r.model),
-        text: String(r.text),
-        finishReason: r.finish_reason,
-        refusal: r.refusal ?? null,
-      };
-    }
+      "SELECT role, model, COUNT(*) AS calls, SUM(finish_reason IS 'length') AS truncated, " +
+        `SUM(${refused}) AS refused, SUM(NOT ${refused} AND trim(text, :ws) = '') AS empty FROM calls ` +
+        "WHERE (COALESCE(condition, :baseline) = :condition OR key IN " +
+        "(SELECT call_key FROM scores WHERE condition = :condition)) " +
+        "AND role NOT IN (SELECT value FROM json_each(:except)) GROUP BY role, model ORDER BY MIN(rowid)",
+    ).all({ ws: TRIMMED_CHARACTERS, baseline, condition, except: JSON.stringify(exceptRoles) }) as Record<
+      string,
+      string | number
+    >[];
+    return rows.map((r) => ({
+      role: String(r.role),
+      model: String(r.model),
+      calls: Number(r.calls),
+      truncated: Number(r.truncated),
+      refused: Number(r.refused),
+      empty: Number(r.empty),
+    }));
   }
 
   /** Yields every stored output (all conditions, by sample) one at a time. */
