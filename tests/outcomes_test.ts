@@ -265,9 +265,17 @@ Deno.test("PerMedCQA: a question longer than the model's context is not acceptab
   assertEquals(rows("HTTP 500: down").at(0)?.values.acceptable, null);
 });
 
+/**
+ * Whether a call was refused, as the summaries define it (`content_filter`, or a `refusal` with a reply empty
+ * once trimmed): what the store's SQL counts must agree with.
+ */
+function isRefused(call: { finishReason: string | null; text: string; refusal: string | null }): boolean {
+  return call.finishReason === "content_filter" || (!!call.refusal && call.text.trim() === "");
+}
+
 Deno.test("the store counts answer outcomes in SQL as isRefused and String.prototype.trim define them", async () => {
   const { withTempStore } = await import("./temp_store.ts");
-  const { answerOutcomes, isRefused } = await import("../lib/pipeline/outcomes.ts");
+  const { answerOutcomes } = await import("../lib/pipeline/outcomes.ts");
   // Each answer: its text (null: failed, with `error`), and the call behind it (none: an answer without a call).
   const cases: {
     text: string | null;
@@ -338,7 +346,6 @@ Deno.test("the store counts answer outcomes in SQL as isRefused and String.proto
 
 Deno.test("the store counts other roles' call outcomes in SQL, by role and model, as the JavaScript definitions do", async () => {
   const { withTempStore } = await import("./temp_store.ts");
-  const { isRefused } = await import("../lib/pipeline/outcomes.ts");
   type Call = {
     role: string;
     model: string;

@@ -8,7 +8,6 @@
  * error, which each benchmark counts by its own rule.
  * @module
  */
-import type { StoredCall } from "../core/records.ts";
 import type { CallEndCounts, OutputOutcomeCounts } from "../store/run_store.ts";
 import { hasOutcome, percent, type RoleOutcome } from "../report/outcomes_note.ts";
 
@@ -33,16 +32,8 @@ import { isContextError } from "../core/answer_errors.ts";
 export { isContextError };
 
 /**
- * Returns whether a stored call was refused or filtered: the definition the run store's counts follow in SQL
- * (`RunStore.outputOutcomeCounts`, `RunStore.callEndCounts`; a test holds them to it).
- */
-export function isRefused(call: Pick<StoredCall, "finishReason" | "text" | "refusal">): boolean {
-  return call.finishReason === "content_filter" || (!!call.refusal && call.text.trim() === "");
-}
-
-/**
- * Returns the outcomes of a condition's answers from the store's counts (which count refusals as
- * {@linkcode isRefused} defines them), the answer errors sorted into context-limit errors and others.
+ * Returns the outcomes of a condition's answers from the store's counts (`RunStore.outputOutcomeCounts`), the
+ * answer errors sorted into context-limit errors and others.
  */
 export function answerOutcomes(counts: OutputOutcomeCounts): AnswerOutcomes {
   const { outputs, truncated, refused, empty_answers, errors } = counts;

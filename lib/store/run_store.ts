@@ -90,6 +90,21 @@ export const TRIMMED_CHARACTERS =
   "\t\n\v\f\r \u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a" +
   "\u2028\u2029\u202f\u205f\u3000\ufeff";
 
+/** SQL that is true when `text` is empty once trimmed of {@linkcode TRIMMED_CHARACTERS} (bound as `:ws`). */
+function blankSql(text: string): string {
+  return `trim(${text}, :ws) = ''`;
+}
+
+/**
+ * SQL that is true when the call whose columns are prefixed `calls` (e.g. `c.`) was refused: `finish_reason`
+ * `content_filter`, or a `refusal` with a reply empty once trimmed. A missing call (a LEFT JOIN's NULLs) is not.
+ */
+function refusedSql(calls: string): string {
+  return `(${calls}finish_reason IS 'content_filter' OR (COALESCE(${calls}refusal, '') <> '' AND ${
+    blankSql(`${calls}text`)
+  }))`;
+}
+
 /** One stored output of a condition with the scores stored for its sample, as {@linkcode RunStore.outputScores} reads it. */
 export interface OutputScores extends OutputStatus {
   /** The call that produced the answer (`null` for failed answers). */
@@ -447,13 +462,14 @@ export class RunStore {
    */
   outputOutcomeCounts(condition: string): OutputOutcomeCounts {
     this.flush();
-    const refused =
-      "(c.finish_reason IS 'content_filter' OR (COALESCE(c.refusal, '') <> '' AND trim(c.text, :ws) = ''))";
+    const refused = refusedSql("c.");
     const row = this.#prepare(
       "SELECT COUNT(*) AS outputs, " +
         "COALESCE(SUM(o.text IS NOT NULL AND c.finish_reason IS 'length'), 0) AS truncated, " +
         `COALESCE(SUM(o.text IS NOT NULL AND ${refused}), 0) AS refused, ` +
-        `COALESCE(SUM(o.text IS NOT NULL AND NOT ${refused} AND trim(o.text, :ws) = ''), 0) AS empty_answers ` +
+        `COALESCE(SUM(o.text IS NOT NULL AND NOT ${refused} AND ${
+          blankSql("o.text")
+        }), 0) AS empty_answers ` +
         "FROM outputs o LEFT JOIN calls c ON c.key = o.call_key WHERE o.condition = :condition",
     ).get({ ws: TRIMMED_CHARACTERS, condition }) as Record<string, number>;
     const errors = this.#prepare("SELECT error FROM outputs WHERE condition = ? AND text IS NULL").all(
@@ -478,11 +494,10 @@ export class RunStore {
    */
   callEndCounts(condition: string, baseline: string, exceptRoles: readonly string[] = []): CallEndCounts[] {
     this.flush();
-    const refused =
-      "(finish_reason IS 'content_filter' OR (COALESCE(refusal, '') <> '' AND trim(text, :ws) = ''))";
+    const refused = refusedSql("");
     const rows = this.#prepare(
       "SELECT role, model, COUNT(*) AS calls, SUM(finish_reason IS 'length') AS truncated, " +
-        `SUM(${refused}) AS refused, SUM(NOT ${refused} AND trim(text, :ws) = '') AS empty FROM calls ` +
+        `SUM(${refused}) AS refused, SUM(NOT ${refused} AND ${blankSql("text")}) AS empty FROM calls ` +
         "WHERE (COALESCE(condition, :baseline) = :condition OR key IN " +
         "(SELECT call_key FROM scores WHERE condition = :condition)) " +
         "AND role NOT IN (SELECT value FROM json_each(:except)) GROUP BY role, model ORDER BY MIN(rowid)",
@@ -611,25 +626,12 @@ export class RunStore {
 
   /** Returns the outputs of `condition` for the samples `ids` (by sample). */
   outputsOf(condition: string, ids: readonly string[]): StoredOutput[] {
-    return this.#rowsOfSamples("outputs", "sample_id", condition, ids).map(rowToOutput);
+    return this.#rowsOf("outputs", "sample_id", condition, ids).map(rowToOutput);
   }
 
   /** Returns the scores of `condition` for the samples `ids`, ordered by sample, scorer, judge and run. */
   scoresOf(condition: string, ids: readonly string[]): StoredScore[] {
-    return this.#rowsOfSamples("scores", "sample_id, scorer, judge, run", condition, ids).map(rowToScore);
-  }
-
-  /** Rows of `table` (`outputs` or `scores`) of `condition` for the samples `ids`, in `order`. */
-  #rowsOfSamples(
-    table: "outputs" | "scores",
-    order: string,
-    condition: string,
-    ids: readonly string[],
-  ): Record<string, unknown>[] {
-    this.flush();
-    return this.#prepare(
-      `SELECT * FROM ${table} WHERE condition = ? AND sample_id IN (SELECT value FROM json_each(?)) ORDER BY ${order}`,
-    ).all(condition, JSON.stringify(ids)) as Record<string, unknown>[];
+    return this.#rowsOf("scores", "sample_id, scorer, judge, run", condition, ids).map(rowToScore);
   }
 
   /** Returns the stored scores, optionally of one condition, ordered by sample, scorer, judge and run. */
@@ -637,12 +639,29 @@ export class RunStore {
     return this.#rowsOf("scores", "sample_id, scorer, judge, run", condition).map(rowToScore);
   }
 
-  /** Rows of `table` (`outputs` or `scores`) in `order`, of one condition when given. */
-  #rowsOf(table: "outputs" | "scores", order: string, condition?: string): Record<string, unknown>[] {
+  /**
+   * Rows of `table` (`outputs` or `scores`) in `order`: of one condition when given, and of the samples `ids`
+   * when given.
+   */
+  #rowsOf(
+    table: "outputs" | "scores",
+    order: string,
+    condition?: string,
+    ids?: readonly string[],
+  ): Record<string, unknown>[] {
     this.flush();
-    const where = condition === undefined ? "" : " WHERE condition = ?";
-    const statement = this.#prepare(`SELECT * FROM ${table}${where} ORDER BY ${order}`);
-    return (condition === undefined ? statement.all() : statement.all(condition)) as Record<
+    const where: string[] = [];
+    const values: string[] = [];
+    if (condition !== undefined) {
+      where.push("condition = ?");
+      values.push(condition);
+    }
+    if (ids !== undefined) {
+      where.push("sample_id IN (SELECT value FROM json_each(?))");
+      values.push(JSON.stringify(ids));
+    }
+    const filter = where.length ? ` WHERE ${where.join(" AND ")}` : "";
+    return this.#prepare(`SELECT * FROM ${table}${filter} ORDER BY ${order}`).all(...values) as Record<
       string,
       unknown
     >[];
