@@ -1,4 +1,4 @@
-import { assertEquals } from "@std/assert";
+import { assert, assertEquals } from "@std/assert";
 import fc from "fast-check";
 import {
   bootstrapMean,
@@ -47,6 +47,45 @@ function macroMeanByCalls(groups: number[][], seed: string) {
   };
 }
 
+Deno.test("ResampleStream.uniform gives mulberry32's next number, between means too", () => {
+  fc.assert(
+    fc.property(
+      fc.array(fc.double({ min: -10, max: 10, noNaN: true }), { minLength: 1, maxLength: 40 }),
+      fc.integer({ min: 0, max: 2 ** 32 - 1 }),
+      (values, seed) => {
+        const random = mulberry32(seed);
+        const stream = new ResampleStream(seed);
+        for (let round = 0; round < 3; round++) {
+          assertEquals(stream.uniform(), random());
+          assertEquals(stream.mean(Float64Array.from(values)), resampleMean(values, random));
+        }
+      },
+    ),
+  );
+});
+
+Deno.test("macroMean of 0/1 groups (one binomial count per resample) agrees with resampling every value", () => {
+  const groups = [
+    Array.from({ length: 57 }, (_, i) => (i * 7) % 3 === 0 ? 1 : 0),
+    Array.from({ length: 23 }, (_, i) => Math.round(((i * 0.37) % 1) * 100) / 100),
+    Array.from({ length: 301 }, (_, i) => i % 2),
+    Array(40).fill(1),
+    Array.from({ length: 9 }, (_, i) => i === 4 ? 1 : 0),
+  ];
+  for (const seed of ["a", "b", "c"]) {
+    const drawn = macroMean(groups, seed);
+    const byCalls = macroMeanByCalls(groups, seed);
+    assertEquals([drawn.value, drawn.n], [byCalls.value, byCalls.n]);
+    // Two bootstraps of the same distribution: their 2.5% and 97.5% points differ by Monte Carlo error only.
+    for (const i of [0, 1]) {
+      assert(
+        Math.abs(drawn.ci95![i] - byCalls.ci95![i]) < 0.012,
+        `${seed}: ${drawn.ci95} vs ${byCalls.ci95}`,
+      );
+    }
+  }
+});
+
 Deno.test("macroMean, independentDifference and bootstrapMean keep their numbers for the same seed", () => {
   const groups = [
     Array.from({ length: 57 }, (_, i) => (i * 7) % 3 === 0 ? 1 : 0),
@@ -54,9 +93,11 @@ Deno.test("macroMean, independentDifference and bootstrapMean keep their numbers
     Array.from({ length: 23 }, (_, i) => Math.round(((i * 0.37) % 1) * 100) / 100),
     Array.from({ length: 101 }, (_, i) => i % 2),
   ];
+  // Groups of other values than 0/1 are resampled value by value, as before.
+  const continuous = [[], groups[2], groups[2].map((v) => v / 2)];
   assertEquals(
-    macroMean(groups, "climedbench:default:macro"),
-    macroMeanByCalls(groups, "climedbench:default:macro"),
+    macroMean(continuous, "climedbench:default:macro"),
+    macroMeanByCalls(continuous, "climedbench:default:macro"),
   );
 
   const [a, , b] = groups;

@@ -26,6 +26,13 @@ import type { Roles } from "./roles.ts";
  * length and size rather than its live data.
  */
 export const HEAP_SLACK_BYTES = 48 * 2 ** 20;
+/**
+ * Heap in use below which a checkpoint never collects: a small run's garbage makes no peak worth the pause of
+ * a full collection (tens of milliseconds, at the end of a run).
+ */
+export const HEAP_FLOOR_BYTES = 64 * 2 ** 20;
+/** The limits a checkpoint collects at: {@linkcode HEAP_SLACK_BYTES} and {@linkcode HEAP_FLOOR_BYTES}. */
+const HEAP_LIMITS = { slack: HEAP_SLACK_BYTES, floor: HEAP_FLOOR_BYTES };
 /** Conversations started between two checkpoints of the evaluation loop. */
 const CHECKPOINT_EVERY = 256;
 
@@ -53,12 +60,15 @@ let heapAfterCollection = 0;
 
 /**
  * A memory checkpoint: collects garbage when the heap in use has grown by more than {@linkcode HEAP_SLACK_BYTES}
- * since the last collection made here (a small run never collects). Called between a run's phases and every
- * {@linkcode CHECKPOINT_EVERY} conversations of the evaluation loop that sent calls; collects nothing until
- * {@linkcode loadCollector} is done.
+ * since the last collection made here and is at least {@linkcode HEAP_FLOOR_BYTES} (a small run never
+ * collects). Called between a run's phases and every {@linkcode CHECKPOINT_EVERY} conversations of the
+ * evaluation loop that sent calls; collects nothing until {@linkcode loadCollector} is done. `limits` (for tests)
+ * replace the two.
  */
-export function collectGarbage(): void {
-  if (!fullCollection || Deno.memoryUsage().heapUsed - heapAfterCollection <= HEAP_SLACK_BYTES) return;
+export function collectGarbage(limits: { slack: number; floor: number } = HEAP_LIMITS): void {
+  if (!fullCollection) return;
+  const inUse = Deno.memoryUsage().heapUsed;
+  if (inUse < limits.floor || inUse - heapAfterCollection <= limits.slack) return;
   fullCollection();
   heapAfterCollection = Deno.memoryUsage().heapUsed;
 }

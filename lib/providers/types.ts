@@ -112,11 +112,20 @@ export interface RequestShaper {
     request: ChatRequest,
     onAdapt?: (adaptation: Adaptation) => void,
   ): Record<string, unknown>;
-  /** Learns from a 400 refusing `body`: the adaptation made, or `undefined` when the error stands. */
-  adapt(body: Record<string, unknown>, info: RefusalInfo): Adaptation | undefined;
+  /**
+   * Learns from a 400 refusing `body`: the adaptation made; `"outdated"` when another refusal already made it
+   * (send again in the current shape, nothing new learned); or `undefined` when the error stands.
+   */
+  adapt(body: Record<string, unknown>, info: RefusalInfo): RefusalLesson | undefined;
   /** What the run's manifest records of the shape. */
   record(): RequestShapeRecord;
 }
+
+/**
+ * What a refusal taught a request shape: the change it made, or `"outdated"` when the refused body predates a
+ * change another refusal made (the request is sent again in the current shape).
+ */
+export type RefusalLesson = Adaptation | "outdated";
 
 /** One change of a model's request shape, learned from a 400. */
 export interface Adaptation {

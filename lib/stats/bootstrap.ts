@@ -71,6 +71,33 @@ export class ResampleStream {
     this.#state = a;
     return sum / n;
   }
+
+  /** Returns the stream's next number, uniform in [0, 1) (one draw). */
+  uniform(): number {
+    const a = this.#state = (this.#state + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  }
+}
+
+/**
+ * Returns how one group's resample means are drawn from a shared {@linkcode ResampleStream}. For 0/1 values a
+ * resample's count of ones is Binomial(n, observed rate) exactly, so it is drawn as one such count (one number
+ * of the stream, none when the rate is 0 or 1), as {@linkcode bootstrapMean} does; other values are drawn one
+ * by one (n numbers).
+ */
+export function groupResampler(values: readonly number[]): (stream: ResampleStream) => number {
+  const n = values.length;
+  const observed = mean(values);
+  if (!values.every((v) => v === 0 || v === 1)) {
+    const sample = Float64Array.from(values);
+    return (stream) => stream.mean(sample);
+  }
+  if (observed === 0 || observed === 1) return () => observed;
+  const cdf = binomialCdf(n, observed);
+  return (stream) => inverseCdf(cdf, stream.uniform()) / n;
 }
 
 /** Returns the percentile interval at `level` (default 0.95) of bootstrap statistics (sorted in place). */

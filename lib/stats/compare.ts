@@ -4,7 +4,14 @@
  * several groups (stratified bootstrap). All bootstraps are seeded.
  * @module
  */
-import { bootstrapMean, mean, percentileInterval, RESAMPLES, ResampleStream } from "./bootstrap.ts";
+import {
+  bootstrapMean,
+  groupResampler,
+  mean,
+  percentileInterval,
+  RESAMPLES,
+  ResampleStream,
+} from "./bootstrap.ts";
 import { type Estimate } from "../core/summary.ts";
 import { seedFrom } from "./rng.ts";
 
@@ -84,18 +91,19 @@ export function independentDifference(
 
 /**
  * Returns the unweighted mean of the group means (a paper's "average over scenarios"), with a 95% CI from a
- * bootstrap that resamples within each group. Empty groups are left out; n = all values.
+ * bootstrap that resamples within each group (a group of 0/1 values as one binomial count per resample, see
+ * {@linkcode groupResampler}). Empty groups are left out; n = all values.
  */
 export function macroMean(groups: readonly (readonly number[])[], seed = "medeval"): Estimate {
   const present = groups.filter((g) => g.length > 0);
   const n = present.reduce((sum, g) => sum + g.length, 0);
   if (present.length === 0) return { value: null, ci95: null, n: 0 };
   const stream = new ResampleStream(seedFrom(seed));
-  const samples = present.map((g) => Float64Array.from(g));
+  const resamplers = present.map(groupResampler);
   const stats = new Float64Array(RESAMPLES);
   for (let r = 0; r < RESAMPLES; r++) {
     let total = 0;
-    for (const g of samples) total += stream.mean(g);
+    for (const resample of resamplers) total += resample(stream);
     stats[r] = total / present.length;
   }
   return { value: mean(present.map((g) => mean(g))), ci95: percentileInterval(stats), n };

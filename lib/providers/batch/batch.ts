@@ -369,15 +369,16 @@ export class BatchProvider implements ChatProvider {
     }
     // A line refused for a parameter the shape can change or leave out: the next attempt is sent without it.
     const sent = this.#sent.get(customId);
-    const adaptation = sent && result.status !== null
+    const lesson = sent && result.status !== null
       ? this.shape.adapt(sent.body, { status: result.status, message: result.message })
       : undefined;
-    if (adaptation) sent!.onAdapt?.({ ...adaptation, reason: redact(adaptation.reason) });
+    // The other lines of the batch refused for the same parameter were built in the same shape: one change.
+    if (lesson && lesson !== "outdated") sent!.onAdapt?.({ ...lesson, reason: redact(lesson.reason) });
     return {
       state: "failed",
       error: redact(result.message),
       status: result.status,
-      retryable: result.retryable || adaptation !== undefined,
+      retryable: result.retryable || lesson !== undefined,
     };
   }
 

@@ -14,7 +14,7 @@ import { endpointClientOptions } from "../transport/client_options.ts";
 import { endpointLabel } from "../transport/openai.ts";
 import { classifyClientError as classifyError } from "../transport/client_errors.ts";
 import { redact } from "../transport/redact.ts";
-import { RequestShape } from "../transport/request_shape.ts";
+import { adaptableRefusal } from "../transport/request_shape.ts";
 import type { ProviderError } from "../types.ts";
 import type {
   ChatFinding,
@@ -105,12 +105,12 @@ type ProbeAttempt =
  * it; else `undefined`.
  */
 function refusedParameter(body: Record<string, unknown>, err: InstanceType<typeof OpenAI.APIError>) {
-  return new RequestShape().adapt(body, {
+  return adaptableRefusal(body, {
     status: err.status,
     code: typeof err.code === "string" ? err.code : undefined,
     param: err.param,
     message: err.message,
-  })?.parameter;
+  });
 }
 
 /** A refusal in a few words: `HTTP 400 unsupported_parameter`, else the status and the start of the message. */

@@ -128,14 +128,14 @@ export class OpenAIProvider implements ChatProvider {
     } catch (err) {
       reportErrorHeaders(err, options);
       if (err instanceof EndpointHttpError) {
-        const adaptation = this.shape.adapt(sent, {
+        const lesson = this.shape.adapt(sent, {
           status: err.status,
           code: err.code,
           param: err.param,
           message: err.message,
         });
-        if (adaptation) {
-          options.onAdapt?.({ ...adaptation, reason: redact(adaptation.reason) });
+        if (lesson) {
+          if (lesson !== "outdated") options.onAdapt?.({ ...lesson, reason: redact(lesson.reason) });
           return this.complete(request, options);
         }
       }

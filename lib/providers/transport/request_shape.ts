@@ -2,15 +2,21 @@
  * The shape of the requests sent to one model: its profile's token-limit parameter and allowed parameters (a
  * temperature above the profile's ceiling capped), the role's extra body parameters, adapted once when the
  * server answers the documented 400 for an unsupported parameter or value (and kept for the rest of the run).
- * A shape not yet seen to succeed is sent by one request at a time, so a shape the server refuses is sent once,
- * never by every request in flight. It notes what it sent, for the run's manifest.
+ * Requests are never held back to try a shape first: each would cost a whole reply's latency at the start of
+ * every run, while servers that refuse a parameter do so at once. The requests in flight when a refusal arrives
+ * were built in the old shape; their refusals change nothing more (the shape learns each change once) and each
+ * is sent again in the new shape. It notes what it sent, for the run's manifest.
  * @module
  */
-import type { Adaptation, ChatRequest, RefusalInfo, RequestShaper, RequestShapeRecord } from "../types.ts";
+import type {
+  Adaptation,
+  ChatRequest,
+  RefusalInfo,
+  RefusalLesson,
+  RequestShaper,
+  RequestShapeRecord,
+} from "../types.ts";
 import { DEFAULT_PROFILE, type ModelProfile } from "./profiles.ts";
-
-/** The body fields a server may refuse and the shape can change: requests with none of them are never held. */
-const ADAPTABLE = ["max_tokens", "max_completion_tokens", "temperature", "seed", "response_format"];
 
 /** What a shape adds to its profile: the role's extra body parameters and the endpoint's API version. */
 export interface RequestShapeOptions {
@@ -20,12 +26,39 @@ export interface RequestShapeOptions {
   apiVersion?: string;
 }
 
+/** The body parameters a server may refuse that a shape can change or leave out. */
+type AdaptableParameter = "max_tokens" | "max_completion_tokens" | "temperature" | "seed" | "response_format";
+const ADAPTABLE: readonly string[] = [
+  "max_tokens",
+  "max_completion_tokens",
+  "temperature",
+  "seed",
+  "response_format",
+];
+
 /** Returns the parameter a 400 names as unsupported (its `param`, else the quoted name in its message). */
-function refusedParameter(info: RefusalInfo): string | undefined {
+function parameterRefused(info: RefusalInfo): string | undefined {
   if (info.status !== 400) return undefined;
   const documented = info.code === "unsupported_parameter" || info.code === "unsupported_value";
   if (documented && info.param) return info.param;
   return info.message.match(/Unsupported (?:parameter|value): '([a-z_]+)'/)?.[1];
+}
+
+/**
+ * Returns the parameter of `body` a refusal (`info`) is about when a request shape can change or leave it out:
+ * the one the 400 names, or JSON mode for a 400 naming none that speaks of `response_format` or JSON; else
+ * `undefined` (the error stands).
+ */
+export function adaptableRefusal(
+  body: Record<string, unknown>,
+  info: RefusalInfo,
+): AdaptableParameter | undefined {
+  const named = parameterRefused(info);
+  if (named !== undefined) {
+    return ADAPTABLE.includes(named) && named in body ? named as AdaptableParameter : undefined;
+  }
+  const json = info.status === 400 && /response_format|json/i.test(info.message);
+  return json && "response_format" in body ? "response_format" : undefined;
 }
 
 /** A model's request shape: starts from its profile and learns from refusals. */
@@ -43,10 +76,6 @@ export class RequestShape implements RequestShaper {
   /** The adaptations made so far, in order (refusals learned, temperatures capped). */
   readonly adaptations: Adaptation[] = [];
   readonly #apiVersion: string | undefined;
-  /** Parameter sets (by their names) some request has succeeded with. */
-  readonly #proven = new Set<string>();
-  /** The request trying a parameter set not yet proven, by set. */
-  readonly #probes = new Map<string, Promise<unknown>>();
   /** Body parameters sent (besides model and messages), and parameters asked for but left out. */
   readonly #sent = new Set<string>();
   readonly #leftOut = new Set<string>();
@@ -76,69 +105,46 @@ export class RequestShape implements RequestShaper {
 
   /**
    * Learns from a refusal of `body`: returns the adaptation when the 400 names a parameter the body sent that
-   * can be changed or left out (the shape is changed), else `undefined` (the error stands). Extra body
-   * parameters are never left out: the role asked for them.
+   * can be changed or left out (the shape is changed); `"outdated"` when the shape no longer sends that
+   * parameter so (a refusal of another request changed it after `body` was built: send again, nothing is
+   * learned twice); else `undefined` (the error stands). Extra body parameters are never left out: the role
+   * asked for them.
    */
-  adapt(body: Record<string, unknown>, info: RefusalInfo): Adaptation | undefined {
-    const parameter = refusedParameter(info);
+  adapt(body: Record<string, unknown>, info: RefusalInfo): RefusalLesson | undefined {
+    const parameter = adaptableRefusal(body, info);
+    if (parameter === undefined) return undefined;
+    if (!this.#sends(parameter)) return "outdated";
     const reason = info.message;
-    if (parameter === "max_tokens" && "max_tokens" in body) {
-      this.tokenLimit = "max_completion_tokens";
-      return this.#learn({ parameter, now: "max_completion_tokens", reason });
+    switch (parameter) {
+      case "max_tokens":
+        this.tokenLimit = "max_completion_tokens";
+        return this.#learn({ parameter, now: "max_completion_tokens", reason });
+      case "max_completion_tokens":
+        this.tokenLimit = "max_tokens";
+        return this.#learn({ parameter, now: "max_tokens", reason });
+      case "temperature":
+        this.temperature = false;
+        return this.#learn({ parameter, now: "left out (server default)", reason });
+      case "seed":
+        this.seed = false;
+        return this.#learn({ parameter, now: "left out", reason });
+      default:
+        this.jsonMode = false;
+        return this.#learn({ parameter, now: "left out (no JSON mode)", reason });
     }
-    if (parameter === "max_completion_tokens" && "max_completion_tokens" in body) {
-      this.tokenLimit = "max_tokens";
-      return this.#learn({ parameter, now: "max_tokens", reason });
-    }
-    if (parameter === "temperature" && "temperature" in body) {
-      this.temperature = false;
-      return this.#learn({ parameter, now: "left out (server default)", reason });
-    }
-    if (parameter === "seed" && "seed" in body) {
-      this.seed = false;
-      return this.#learn({ parameter, now: "left out", reason });
-    }
-    const jsonRefused = parameter === "response_format" ||
-      (info.status === 400 && parameter === undefined && /response_format|json/i.test(info.message));
-    if (jsonRefused && "response_format" in body) {
-      this.jsonMode = false;
-      return this.#learn({ parameter: "response_format", now: "left out (no JSON mode)", reason });
-    }
-    return undefined;
   }
 
-  /**
-   * Runs `send` with the body of `request` in the current shape: at once when it carries none of the parameters
-   * a server may refuse or a request with the same parameters has succeeded, else after any other request trying
-   * the same parameters has finished (so a shape the server refuses is sent once); the body is built again after
-   * each wait, as the shape may have changed. `onAdapt` is told of a temperature capped by the profile.
-   */
+  /** Runs `send` with the body of `request` in the current shape; notes what was sent once it succeeded. */
   async send<T>(
     model: string,
     request: ChatRequest,
     send: (body: Record<string, unknown>) => Promise<T>,
     onAdapt?: (adaptation: Adaptation) => void,
   ): Promise<T> {
-    for (;;) {
-      const body = this.#build(model, request, onAdapt);
-      const set = Object.keys(body).sort().join(",");
-      const pending = this.#probes.get(set);
-      if (pending) {
-        await pending.catch(() => {});
-        continue;
-      }
-      const probing = !this.#proven.has(set) && ADAPTABLE.some((key) => key in body);
-      const sending = send(body);
-      if (probing) this.#probes.set(set, sending);
-      try {
-        const result = await sending;
-        this.#proven.add(set);
-        this.#note(request, body);
-        return result;
-      } finally {
-        if (probing) this.#probes.delete(set);
-      }
-    }
+    const body = this.#build(model, request, onAdapt);
+    const result = await send(body);
+    this.#note(request, body);
+    return result;
   }
 
   /** What the run's manifest records: profile, token-limit parameter, what was sent and left out, changes. */
@@ -197,6 +203,24 @@ export class RequestShape implements RequestShaper {
     if (request.temperature !== undefined && !("temperature" in body)) this.#leftOut.add("temperature");
     if (request.seed !== undefined && !("seed" in body)) this.#leftOut.add("seed");
     if (request.jsonMode && !("response_format" in body)) this.#leftOut.add("response_format");
+  }
+
+  /**
+   * Whether the current shape sends `parameter` as a refused body carried it: the token-limit parameter in use,
+   * and temperature, seed and JSON mode while they are sent.
+   */
+  #sends(parameter: AdaptableParameter): boolean {
+    switch (parameter) {
+      case "max_tokens":
+      case "max_completion_tokens":
+        return this.tokenLimit === parameter;
+      case "temperature":
+        return this.temperature;
+      case "seed":
+        return this.seed;
+      case "response_format":
+        return this.jsonMode;
+    }
   }
 
   #learn(adaptation: Adaptation): Adaptation {
