@@ -4,7 +4,8 @@
  */
 import { assertEquals } from "@std/assert";
 import type { Sample } from "../lib/core/sample.ts";
-import { eachSampleRow } from "../lib/pipeline/write_outputs.ts";
+import type { StoredScore } from "../lib/core/records.ts";
+import { eachSampleRow, eachSampleRowJson } from "../lib/pipeline/write_outputs.ts";
 import { withTempStore } from "./temp_store.ts";
 
 Deno.test("sample rows over several pages: each sample's own answer and scores, in sample order", async () => {
@@ -51,6 +52,75 @@ Deno.test("sample rows over several pages: each sample's own answer and scores, 
       const scores = row.scores as { run: number; value: number }[];
       assertEquals(scores.map((s) => [s.run, s.value]), answered ? [[1, i + 0.1], [2, i + 0.2]] : []);
     }
+    return Promise.resolve();
+  });
+});
+
+Deno.test("sample rows as JSON text are exactly JSON.stringify of each row with its scores as stored", async () => {
+  const sample: Sample = {
+    id: "s1",
+    benchmark: "t",
+    input: "q",
+    reference: null,
+    conversation: null,
+    fields: { id: "field-id", category: "内科", difficulty: 2, none: null },
+    extra: {},
+  };
+  const score = (over: Partial<StoredScore>): StoredScore => ({
+    sampleId: "s1",
+    condition: "c",
+    scorer: "m",
+    judge: null,
+    run: 1,
+    value: 0.5,
+    values: null,
+    valid: true,
+    reason: null,
+    callKey: null,
+    detail: null,
+    ...over,
+  });
+  const scores = [
+    score({ scorer: "a" }),
+    score({ scorer: "b", judge: "gpt-4o", run: 2, value: null, valid: false, reason: 'no verdict "x"\n' }),
+    score({ scorer: "c", values: {}, detail: { method: "option_text", nested: [1, null, "\ud800"] } }),
+    score({ scorer: "d", values: { usability: 4 }, value: -0, detail: undefined }),
+    score({ scorer: "e", value: 1e21, detail: "text \u2028" }),
+  ];
+  await withTempStore((store) => {
+    store.putSamples([sample]);
+    store.putOutput({
+      sampleId: "s1",
+      condition: "c",
+      callKey: null,
+      text: "答案 A",
+      error: null,
+      detail: { k: 1 },
+    });
+    for (const s of scores) store.putScore(s);
+    const [json] = [...eachSampleRowJson(store, "c")];
+    // The row as an object, as samples.jsonl has always described it.
+    const expected = {
+      id: "s1",
+      condition: "c",
+      ...sample.fields,
+      input: "q",
+      answer: "答案 A",
+      answer_error: null,
+      solver: { k: 1 },
+      scores: store.scores("c").map((s) => ({
+        scorer: s.scorer,
+        ...(s.judge ? { judge: s.judge } : {}),
+        run: s.run,
+        value: s.value,
+        ...(s.values ? { values: s.values } : {}),
+        valid: s.valid,
+        reason: s.reason,
+        ...(s.detail !== null && s.detail !== undefined ? { detail: s.detail } : {}),
+      })),
+    };
+    assertEquals(json, JSON.stringify(expected));
+    assertEquals(expected.scores.length, 5);
     return Promise.resolve();
   });
 });

@@ -17,7 +17,7 @@ import {
 } from "../analysis/buckets.ts";
 import { safeName } from "../core/fs.ts";
 import type { Sample } from "../core/sample.ts";
-import type { StoredOutput, StoredScore } from "../core/records.ts";
+import type { StoredOutput } from "../core/records.ts";
 import type { Task } from "../core/task.ts";
 import { pairedTable } from "../report/ablation_report.ts";
 import { exportFigures, type FigureSpec } from "../report/figures.ts";
@@ -27,7 +27,7 @@ import { intervalLines, namedOutcomesLine, outcomesLines, writeTable } from "../
 import { designOf } from "../report/summary.ts";
 import { summaryOutcomesLine } from "../report/outcomes_note.ts";
 import { type Table } from "../core/report_spec.ts";
-import { exportStore, writeJsonl } from "../store/export.ts";
+import { exportStore, writeJsonLines } from "../store/export.ts";
 import { type CompletenessCounts, partialRunNote } from "./completeness.ts";
 import type { RunStore } from "../store/run_store.ts";
 
@@ -52,36 +52,39 @@ export interface ConditionResult {
   outcomeLines?: string[];
 }
 
-/** Returns one JSON row per sample: its fields, input as asked, answer (or error) and scores. */
-export function sampleRows(
-  store: RunStore,
-  condition: string,
-  asked?: readonly Sample[],
-): Record<string, unknown>[] {
-  return [...eachSampleRow(store, condition, asked)];
-}
-
-/** Samples whose outputs and scores {@linkcode eachSampleRow} reads at once. */
+/** Samples whose outputs and scores {@linkcode eachSampleRowJson} reads at once. */
 const SAMPLE_ROWS_PAGE = 1024;
 
 /**
- * Yields the rows of {@linkcode sampleRows} one at a time (a large run's file is written as it is built), the
- * outputs and scores read for a page of samples at a time, so that a run's answers are never all in memory.
+ * Yields the rows of `samples.jsonl` as JSON text, one per sample in sample order: its fields, its input as
+ * asked, its answer (or error) and its scores. The outputs and scores are read for a page of samples at a time,
+ * so that a run's answers are never all in memory, and the scores' stored JSON is spliced in, not parsed.
  */
+export function* eachSampleRowJson(
+  store: RunStore,
+  condition: string,
+  asked?: readonly Sample[],
+): Generator<string> {
+  const inputs = new Map(asked?.map((s) => [s.id, s.input]));
+  for (const page of pagesOf(store.eachSample(), SAMPLE_ROWS_PAGE)) {
+    const ids = page.map((s) => s.id);
+    const outputs = new Map(store.outputsOf(condition, ids).map((o) => [o.sampleId, o]));
+    const scores = Map.groupBy(store.sampleScoresOf(condition, ids), (s) => s.sampleId);
+    for (const sample of page) {
+      const head = JSON.stringify(sampleHead(sample, condition, inputs, outputs.get(sample.id)));
+      const own = scores.get(sample.id)?.map((s) => s.json).join(",") ?? "";
+      yield `${head.slice(0, -1)},"scores":[${own}]}`;
+    }
+  }
+}
+
+/** The rows of {@linkcode eachSampleRowJson} as objects. */
 export function* eachSampleRow(
   store: RunStore,
   condition: string,
   asked?: readonly Sample[],
 ): Generator<Record<string, unknown>> {
-  const inputs = new Map(asked?.map((s) => [s.id, s.input]));
-  for (const page of pagesOf(store.eachSample(), SAMPLE_ROWS_PAGE)) {
-    const ids = page.map((s) => s.id);
-    const outputs = new Map(store.outputsOf(condition, ids).map((o) => [o.sampleId, o]));
-    const scores = Map.groupBy(store.scoresOf(condition, ids), (s) => s.sampleId);
-    for (const sample of page) {
-      yield sampleRow(sample, condition, inputs, outputs.get(sample.id), scores.get(sample.id));
-    }
-  }
+  for (const json of eachSampleRowJson(store, condition, asked)) yield JSON.parse(json);
 }
 
 /** Yields `items` in arrays of `size` (the last one shorter). */
@@ -97,13 +100,12 @@ function* pagesOf<T>(items: Iterable<T>, size: number): Generator<T[]> {
   if (page.length) yield page;
 }
 
-/** One row of `samples.jsonl`: the sample's fields, its input as asked, its answer (or error) and its scores. */
-function sampleRow(
+/** A row of `samples.jsonl` but its scores: the sample's fields, its input as asked, its answer (or error). */
+function sampleHead(
   sample: Sample,
   condition: string,
   inputs: ReadonlyMap<string, string>,
   output: StoredOutput | undefined,
-  own: readonly StoredScore[] = [],
 ): Record<string, unknown> {
   return {
     id: sample.id,
@@ -113,16 +115,6 @@ function sampleRow(
     answer: output?.text ?? null,
     answer_error: output?.error ?? (output ? null : "not run"),
     ...(output?.detail ? { solver: output.detail } : {}),
-    scores: own.map((s) => ({
-      scorer: s.scorer,
-      ...(s.judge ? { judge: s.judge } : {}),
-      run: s.run,
-      value: s.value,
-      ...(s.values ? { values: s.values } : {}),
-      valid: s.valid,
-      reason: s.reason,
-      ...(s.detail !== null && s.detail !== undefined ? { detail: s.detail } : {}),
-    })),
   };
 }
 
@@ -146,7 +138,10 @@ async function writeSummary(dir: string, store: RunStore, result: ConditionResul
   SummarySchema.parse(result.summary);
   await Deno.mkdir(dir, { recursive: true });
   await Deno.writeTextFile(`${dir}/summary.json`, JSON.stringify(result.summary, null, 2) + "\n");
-  await writeJsonl(`${dir}/samples.jsonl`, eachSampleRow(store, result.condition.name, result.samples));
+  await writeJsonLines(
+    `${dir}/samples.jsonl`,
+    eachSampleRowJson(store, result.condition.name, result.samples),
+  );
 }
 
 /** Returns the tables and figures that compare conditions and length buckets. */

@@ -34,15 +34,6 @@ export async function writeJsonLines(path: string, lines: Iterable<string>): Pro
   }
 }
 
-/** Writes `rows` to `path` as JSON Lines, a chunk of lines at a time (the rows are never all in memory). */
-export async function writeJsonl(path: string, rows: Iterable<unknown>): Promise<void> {
-  await writeJsonLines(path, jsonTexts(rows));
-}
-
-function* jsonTexts(rows: Iterable<unknown>): Generator<string> {
-  for (const row of rows) yield JSON.stringify(row);
-}
-
 /** What the export worker is asked: the store's database file and the directory of its log. */
 export interface ExportRequest {
   /** Path of `run.sqlite`. */

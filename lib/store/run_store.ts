@@ -629,9 +629,15 @@ export class RunStore {
     return this.#rowsOf("outputs", "sample_id", condition, ids).map(rowToOutput);
   }
 
-  /** Returns the scores of `condition` for the samples `ids`, ordered by sample, scorer, judge and run. */
-  scoresOf(condition: string, ids: readonly string[]): StoredScore[] {
-    return this.#rowsOf("scores", "sample_id, scorer, judge, run", condition, ids).map(rowToScore);
+  /**
+   * Returns the scores of `condition` for the samples `ids`, ordered by sample, scorer, judge and run, each as
+   * the JSON text `samples.jsonl` lists it ({@linkcode sampleScoreJson}), built from the stored columns.
+   */
+  sampleScoresOf(condition: string, ids: readonly string[]): { sampleId: string; json: string }[] {
+    return this.#rowsOf("scores", "sample_id, scorer, judge, run", condition, ids).map((row) => ({
+      sampleId: String(row.sample_id),
+      json: sampleScoreJson(row),
+    }));
   }
 
   /** Returns the stored scores, optionally of one condition, ordered by sample, scorer, judge and run. */
@@ -790,6 +796,25 @@ function scoreJson(r: Record<string, unknown>): string {
       jsonText(r.reason)
     },` +
     `"callKey":${jsonText(r.call_key)},"detail":${storedJson(r.detail)}}`;
+}
+
+/** JSON text stored for a value that may be `null`: `undefined` when it is none (SQL NULL or the text `null`). */
+function presentJson(value: unknown): string | undefined {
+  return value === null || value === undefined || value === "null" ? undefined : String(value);
+}
+
+/**
+ * A score as a row of `samples.jsonl` lists it: scorer, judge (when there is one), run, value, named values
+ * (when any), validity, reason and detail (when any); built from the columns, the stored JSON spliced as is.
+ */
+export function sampleScoreJson(r: Record<string, unknown>): string {
+  const values = presentJson(r.named_values);
+  const detail = presentJson(r.detail);
+  return `{"scorer":${jsonText(r.scorer)}${r.judge === "" ? "" : `,"judge":${jsonText(r.judge)}`},` +
+    `"run":${JSON.stringify(Number(r.run))},"value":${
+      r.value === null ? "null" : JSON.stringify(Number(r.value))
+    }${values === undefined ? "" : `,"values":${values}`},"valid":${Number(r.valid) === 1},` +
+    `"reason":${jsonText(r.reason)}${detail === undefined ? "" : `,"detail":${detail}`}}`;
 }
 
 /** `{ [column]: text }` when the row has the column set (stores of earlier versions lack it: nothing). */
