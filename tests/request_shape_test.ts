@@ -57,3 +57,12 @@ Deno.test("request shape: the refusals of requests in flight in the old shape ch
   assertEquals(shape.adapt(now, refusal("temperature")), undefined);
   assertEquals(shape.adapt(now, refusal("reasoning_effort")), undefined);
 });
+
+Deno.test("request shape: a server refusing both token-limit parameters gets an error, not an endless switch", () => {
+  const shape = new RequestShape();
+  const first = shape.adapt(shape.body("m", REQUEST), refusal("max_tokens"));
+  assert(typeof first === "object");
+  assertEquals(shape.adapt(shape.body("m", REQUEST), refusal("max_completion_tokens")), undefined);
+  assertEquals(shape.tokenLimit, "max_completion_tokens");
+  assertEquals(shape.adaptations.length, 1);
+});

@@ -117,11 +117,13 @@ export class RequestShape implements RequestShaper {
     const reason = info.message;
     switch (parameter) {
       case "max_tokens":
-        this.tokenLimit = "max_completion_tokens";
-        return this.#learn({ parameter, now: "max_completion_tokens", reason });
-      case "max_completion_tokens":
-        this.tokenLimit = "max_tokens";
-        return this.#learn({ parameter, now: "max_tokens", reason });
+      case "max_completion_tokens": {
+        // A server refusing both token-limit parameters: the error stands (never switch back and forth).
+        const other = parameter === "max_tokens" ? "max_completion_tokens" : "max_tokens";
+        if (this.adaptations.some((a) => a.parameter === other)) return undefined;
+        this.tokenLimit = other;
+        return this.#learn({ parameter, now: other, reason });
+      }
       case "temperature":
         this.temperature = false;
         return this.#learn({ parameter, now: "left out (server default)", reason });
