@@ -207,6 +207,21 @@ Deno.test("CliMedBench loader: choice items carry their choices, other items non
   }
 });
 
+Deno.test("CliMedBench loader: items share their repeated values, and a perturbation of one leaves the others", async () => {
+  const samples = await loadClimedBench(SAMPLE);
+  const choice = samples.filter((s) => s.choices?.labels.join("") === "ABCD");
+  assert(choice.length >= 2);
+  // One list of option letters for every item with the same letters (a large file holds one, not one each).
+  assert(choice.every((s) => s.choices!.labels === choice[0].choices!.labels));
+  const sameKey = choice.filter((s) => s.choices!.answer.join() === choice[0].choices!.answer.join());
+  assert(sameKey.every((s) => s.choices!.answer === sameKey[0].choices!.answer));
+  const before = JSON.stringify(samples);
+  const spec = parseAblation("perturb:nota").perturb!;
+  const perturbed = samples.map((s) => perturbSample(s, spec));
+  assert(perturbed.some((p) => p.applied));
+  assertEquals(JSON.stringify(samples), before);
+});
+
 Deno.test("CliMedBench scorer: choice items keep their score detail (keys and order) through the shared scorer", async () => {
   const samples = await loadClimedBench(SAMPLE);
   const scorer = climedScorer();

@@ -46,24 +46,60 @@ function check(ok: boolean, file: string, record: string, field: string, message
   if (!ok) throw new InputError({ file, record, field }, message);
 }
 
-/** The `choices` of a choice item (labels in order; `multiple` for `multiple_choice`); none for other types. */
+/**
+ * One instance of each value that many items of a file repeat (scenario codes, departments, difficulties, option
+ * letters in order), so that a large file's samples do not each hold a copy. The values are never changed.
+ */
+export class SharedValues {
+  readonly #texts = new Map<string, string>();
+  readonly #lists = new Map<string, string[]>();
+
+  /** Returns the first instance of `text` seen. */
+  text<T extends string | number | null | undefined>(text: T): T {
+    if (typeof text !== "string") return text;
+    const known = this.#texts.get(text);
+    if (known !== undefined) return known as T;
+    this.#texts.set(text, text);
+    return text;
+  }
+
+  /** Returns the first instance of a list equal to `list` seen. */
+  list(list: string[]): string[] {
+    const key = list.join("\u0000");
+    const known = this.#lists.get(key);
+    if (known) return known;
+    this.#lists.set(key, list);
+    return list;
+  }
+}
+
+/**
+ * The `choices` of a choice item (labels in order; `multiple` for `multiple_choice`), sharing the item's options
+ * and key (they are never changed; a perturbation makes new ones); none for other types.
+ */
 function climedChoices(
   type: QuestionType,
   options: Record<string, string>,
-  answer: readonly string[],
+  answer: string[],
+  shared: SharedValues,
 ): Choices | undefined {
   if (type !== "single_choice" && type !== "multiple_choice") return undefined;
   const multiple = type === "multiple_choice";
-  return { labels: Object.keys(options).sort(), options: { ...options }, answer: [...answer], multiple };
+  return { labels: shared.list(Object.keys(options).sort()), options, answer, multiple };
 }
 
 /** Turns one validated item into a sample; throws {@linkcode InputError} on inconsistent answers. */
-export function itemToSample(item: ClimedItem, file: string, record: string): Sample {
+export function itemToSample(
+  item: ClimedItem,
+  file: string,
+  record: string,
+  shared = new SharedValues(),
+): Sample {
   const scenario = scenarioByCode(item.scenario);
   const type: QuestionType = item.type ?? scenario.type;
   const options = item.options ?? {};
   const labels = Object.keys(options);
-  const answer = item.answer ? [...item.answer] : [];
+  const answer = shared.list(item.answer ? [...item.answer] : []);
   if (type === "open") {
     check(
       item.reference !== undefined,
@@ -110,19 +146,19 @@ export function itemToSample(item: ClimedItem, file: string, record: string): Sa
     answer,
     misleading: item.misleading_answer ?? null,
   };
-  const choices = climedChoices(type, options, answer);
+  const choices = climedChoices(type, options, answer, shared);
   return {
     id: item.id,
     benchmark: BENCHMARK,
     input: renderInput(extra),
-    reference: type === "open" ? item.reference! : item.answer!,
+    reference: type === "open" ? item.reference! : shared.text(item.answer!),
     conversation: null,
     fields: {
-      scenario: item.scenario,
+      scenario: scenario.code,
       question_type: type,
       task: scenario.task,
-      department: item.department ?? null,
-      difficulty: item.difficulty ?? null,
+      department: shared.text(item.department ?? null),
+      difficulty: shared.text(item.difficulty ?? null),
     },
     extra: { ...extra },
     ...(choices ? { choices } : {}),
@@ -134,6 +170,7 @@ export async function loadClimedBench(path: string): Promise<Sample[]> {
   const text = await readTextStrict(path);
   const samples: Sample[] = [];
   const seen = new Map<string, number>();
+  const shared = new SharedValues();
   for (const { value, line, record } of jsonlRecords(text, path)) {
     const item = parseRecord(ClimedItemSchema, value, path, record);
     const earlier = seen.get(item.id);
@@ -144,7 +181,7 @@ export async function loadClimedBench(path: string): Promise<Sample[]> {
       );
     }
     seen.set(item.id, line);
-    samples.push(itemToSample(item, path, record));
+    samples.push(itemToSample(item, path, record, shared));
   }
   if (samples.length === 0) throw new InputError({ file: path }, "no items");
   return samples;
