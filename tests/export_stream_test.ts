@@ -1,7 +1,7 @@
 import { assert, assertEquals } from "@std/assert";
 import { type Sample, SampleSchema } from "../lib/core/sample.ts";
 import type { StoredCall } from "../lib/core/records.ts";
-import { exportStore, startExport } from "../lib/store/export.ts";
+import { exportStore, prepareExport, startExport } from "../lib/store/export.ts";
 import { RunStore, storedSample } from "../lib/store/run_store.ts";
 import { withTempStore } from "./temp_store.ts";
 import { waitUntil } from "./wait_until.ts";
@@ -172,6 +172,50 @@ Deno.test("an export started ahead in a worker writes the same files, and one wr
       await Deno.remove(root, { recursive: true });
     }
   });
+});
+
+Deno.test("a worker spawned ahead takes the export when it starts; one never used is ended", async () => {
+  await withTempStore(async (store) => {
+    fill(store);
+    const root = await Deno.makeTempDir({ prefix: "medeval-export-" });
+    try {
+      await exportStore(store, `${root}/here`);
+      prepareExport(store);
+      startExport(store, `${root}/ahead`);
+      await exportStore(store, `${root}/ahead`);
+      assertEquals(await readLog(`${root}/ahead`), await readLog(`${root}/here`));
+    } finally {
+      await Deno.remove(root, { recursive: true });
+    }
+  });
+});
+
+Deno.test("a worker spawned ahead and never given an export is ended (a live one keeps the process alive)", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "medeval-export-" });
+  try {
+    const exportModule = new URL("../lib/store/export.ts", import.meta.url).href;
+    const storeModule = new URL("../lib/store/run_store.ts", import.meta.url).href;
+    const script = `
+      import { discardExport, prepareExport } from "${exportModule}";
+      import { RunStore } from "${storeModule}";
+      const store = new RunStore("${dir}/run.sqlite");
+      prepareExport(store);
+      discardExport(store);
+      store.close();
+      console.log("done");`;
+    const child = new Deno.Command(Deno.execPath(), {
+      args: ["eval", "--config", new URL("../deno.json", import.meta.url).pathname, script],
+      stdout: "piped",
+      stderr: "piped",
+    }).spawn();
+    const timer = setTimeout(() => child.kill(), 20_000);
+    const { code, stdout, stderr } = await child.output();
+    clearTimeout(timer);
+    assertEquals(code, 0, new TextDecoder().decode(stderr));
+    assertEquals(new TextDecoder().decode(stdout).trim(), "done");
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
 });
 
 /** Samples of every shape a loader gives: with and without choices and conversation, varied fields. */

@@ -22,7 +22,7 @@ import { Roles } from "./roles.ts";
 import { conditionNote, conditionSolver } from "../ablations/condition.ts";
 import { withRobustness } from "../robustness/sets.ts";
 import type { RunStore } from "../store/run_store.ts";
-import { startExport } from "../store/export.ts";
+import { discardExport, prepareExport, startExport } from "../store/export.ts";
 import { Budget, usageRows } from "../providers/accounting/spend.ts";
 import { shardNote } from "./shard.ts";
 import {
@@ -231,6 +231,7 @@ function withCompleteness(summary: Summary, complete: boolean): Summary {
 export async function executeEval(plan: EvalPlan): Promise<EvalResult> {
   const { config, task, samples, judgeRuns } = plan;
   const store = await openRunStore(plan);
+  let exportReady: ReturnType<typeof setTimeout> | undefined;
   try {
     const members = (role: string) => plan.roles.find((r) => r.name === role)?.providers ?? [];
     const units = progressUnits(samples, task.scorers, { judgeRuns, members }) * plan.conditions.length;
@@ -244,6 +245,9 @@ export async function executeEval(plan: EvalPlan): Promise<EvalResult> {
     // Scorers see the whole run, not one shard, so a shard scores exactly as the whole run would.
     for (const scorer of task.scorers) scorer.prepare?.(plan.allSamples);
     const auxiliary = new Map([...plan.auxiliary].map(([name, a]) => [name, a.samples]));
+    // The log export's worker loads its modules while the calls are under way (spawned once the first
+    // requests are out), so that the export starts at once when the last answer is in.
+    exportReady = setTimeout(() => prepareExport(store), 0);
     let failures = 0;
     let stopped: string | undefined;
     const stops = new Map<string, string>();
@@ -325,6 +329,8 @@ export async function executeEval(plan: EvalPlan): Promise<EvalResult> {
       samples,
     };
   } finally {
+    clearTimeout(exportReady);
+    discardExport(store);
     store.close();
   }
 }

@@ -55,15 +55,40 @@ interface ExportAhead {
 /** The export started ahead for each store, until {@linkcode exportStore} takes it. */
 const ahead = new WeakMap<RunStore, ExportAhead>();
 
+/** Export workers spawned ahead by {@linkcode prepareExport}, each waiting for its store's export. */
+const spare = new WeakMap<RunStore, Worker>();
+
+/** Spawns an export worker (lib/store/export_worker.ts); it waits for an {@linkcode ExportRequest}. */
+function exportWorker(): Worker {
+  return new Worker(new URL("./export_worker.ts", import.meta.url), { type: "module" });
+}
+
+/**
+ * Spawns the export worker of `store` ahead of {@linkcode startExport}, so that it has loaded its modules (in
+ * its own thread, while a run's calls are under way) by the time the export starts; {@linkcode discardExport}
+ * ends it if the export never starts.
+ */
+export function prepareExport(store: RunStore): void {
+  if (!spare.has(store) && !ahead.has(store)) spare.set(store, exportWorker());
+}
+
+/** Ends the worker {@linkcode prepareExport} spawned for `store` if no export took it. */
+export function discardExport(store: RunStore): void {
+  spare.get(store)?.terminate();
+  spare.delete(store);
+}
+
 /**
  * Starts writing the log files of `store` into `dir` in a worker (lib/store/export_worker.ts, reading the
- * database beside this process), so that the export runs while the rest of a run's outputs are written:
- * {@linkcode exportStore} of the same store and directory then waits for it rather than exporting again, unless
- * the store was written to since (then it exports afresh, once the worker is done).
+ * database beside this process; the one {@linkcode prepareExport} spawned, if any), so that the export runs
+ * while the rest of a run's outputs are written: {@linkcode exportStore} of the same store and directory then
+ * waits for it rather than exporting again, unless the store was written to since (then it exports afresh,
+ * once the worker is done).
  */
 export function startExport(store: RunStore, dir: string): void {
   store.flush();
-  const worker = new Worker(new URL("./export_worker.ts", import.meta.url), { type: "module" });
+  const worker = spare.get(store) ?? exportWorker();
+  spare.delete(store);
   const files = new Promise<string[]>((resolve, reject) => {
     worker.onmessage = (event: MessageEvent<ExportReply>) => {
       worker.terminate();
