@@ -2,7 +2,7 @@ import { assert, assertEquals } from "@std/assert";
 import { type Sample, SampleSchema } from "../lib/core/sample.ts";
 import type { StoredCall } from "../lib/core/records.ts";
 import { exportStore, prepareExport, startExport } from "../lib/store/export.ts";
-import { RunStore, storedSample } from "../lib/store/run_store.ts";
+import { RunStore, SAMPLES_PER_FLUSH, storedSample } from "../lib/store/run_store.ts";
 import { withTempStore } from "./temp_store.ts";
 import { waitUntil } from "./wait_until.ts";
 
@@ -282,6 +282,52 @@ Deno.test("putSamples writes only missing samples and reads back the same sample
     reordered.putSamples([samples()[1], samples()[0]]);
     assertEquals(reordered.samples().map((s) => s.id), ["a", "b"]);
     reordered.close();
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("a new store's samples are written behind the run, a slice per flush; a killed run's resume writes the rest", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "medeval-samples-" });
+  const many: Sample[] = Array.from({ length: 3 * SAMPLES_PER_FLUSH + 7 }, (_, i) => ({
+    ...samples()[i % 2],
+    id: `s${(i * 31) % 1000}-${i}`,
+  }));
+  const stored = (path: string) => {
+    const reader = new RunStore(path, { readOnly: true });
+    try {
+      return reader.samples();
+    } finally {
+      reader.close();
+    }
+  };
+  try {
+    const path = `${dir}/run.sqlite`;
+    const run = new RunStore(path);
+    run.putSamples(many);
+    // Nothing is written before the run goes on; then a slice with each flush (every read flushes too).
+    assertEquals(stored(path).length, 0);
+    run.flush();
+    assertEquals(stored(path).map((s) => s.id), many.slice(0, SAMPLES_PER_FLUSH).map((s) => s.id));
+    // The run's own reads come from memory.
+    assertEquals(run.samples(), many);
+
+    // The run is killed here: a resume (another connection) writes the missing samples, in their places.
+    const resumed = new RunStore(path);
+    resumed.putSamples(many);
+    resumed.close();
+    assertEquals(stored(path), many.map((s) => SampleSchema.parse(s)));
+
+    // The first connection, closed at last, adds nothing twice.
+    run.close();
+    assertEquals(stored(path).map((s) => s.id), many.map((s) => s.id));
+
+    // A store closed before every slice was written holds them all.
+    const other = `${dir}/other.sqlite`;
+    const short = new RunStore(other);
+    short.putSamples(many);
+    short.close();
+    assertEquals(stored(other).map((s) => s.id), many.map((s) => s.id));
   } finally {
     await Deno.remove(dir, { recursive: true });
   }

@@ -62,6 +62,11 @@ const CALLS_IN_ORDER = "SELECT * FROM calls ORDER BY created_at, key";
 
 /** Longest a queued write waits before it is committed, in milliseconds. */
 export const WRITE_DELAY_MS = 25;
+/**
+ * Samples of a new store written per flush (about 3 ms of work): a large data set's samples are written while
+ * the run's first requests are under way, not before them.
+ */
+export const SAMPLES_PER_FLUSH = 256;
 /** Queued writes that are committed at once without waiting. */
 export const WRITE_BATCH = 2000;
 
@@ -147,6 +152,8 @@ export class RunStore {
   #timer: ReturnType<typeof setTimeout> | undefined;
   /** The stored samples, in their order, when {@linkcode putSamples} was given exactly them. */
   #heldSamples: readonly Sample[] | undefined;
+  /** Samples of a new store not written yet, from `next` on (a slice per {@linkcode flush}, the rest at close). */
+  #unwritten: { samples: readonly Sample[]; next: number } | undefined;
   /** Writes to calls, outputs, scores and events so far (what the exported log files hold). */
   #writes = 0;
 
@@ -204,19 +211,38 @@ export class RunStore {
     return this.#writes;
   }
 
-  /** Commits every queued write in one transaction (every read does this first). */
+  /**
+   * Commits every queued write in one transaction (every read does this first), with the next
+   * {@linkcode SAMPLES_PER_FLUSH} samples of a new store not written yet.
+   */
   flush(): void {
     if (this.#timer !== undefined) {
       clearTimeout(this.#timer);
       this.#timer = undefined;
     }
-    if (this.#queue.length === 0) return;
+    if (this.#queue.length === 0 && !this.#unwritten) return;
     const queue = this.#queue;
     this.#queue = [];
     this.#transaction(() => {
       for (const { statement, values } of queue) statement.run(...values);
+      this.#writeSamples(SAMPLES_PER_FLUSH);
     });
     this.#queuedCalls.clear();
+    if (this.#unwritten) this.#timer = setTimeout(() => this.flush(), WRITE_DELAY_MS);
+  }
+
+  /** Writes up to `count` of the samples not written yet, in their order. */
+  #writeSamples(count: number): void {
+    const unwritten = this.#unwritten;
+    if (!unwritten) return;
+    const stmt = this.#prepare("INSERT OR IGNORE INTO samples (id, position, data) VALUES (?, ?, ?)");
+    const end = Math.min(unwritten.samples.length, unwritten.next + count);
+    for (let i = unwritten.next; i < end; i++) {
+      const sample = unwritten.samples[i];
+      stmt.run(sample.id, i, JSON.stringify(sample));
+    }
+    unwritten.next = end;
+    if (end === unwritten.samples.length) this.#unwritten = undefined;
   }
 
   /** Rebuilds a scores table of the first layout (no judge, no named values) in the current one. */
@@ -261,6 +287,16 @@ export class RunStore {
    */
   putSamples(samples: readonly Sample[]): void {
     this.flush();
+    const empty = (this.#prepare("SELECT COUNT(*) AS n FROM samples").get() as { n: number }).n === 0;
+    if (empty && !this.#unwritten) {
+      // A new store holds exactly these samples: they are written behind the run's first requests, a slice
+      // per flush (a killed run's resume writes the rest), and read from memory meanwhile.
+      this.#heldSamples = samples;
+      this.#unwritten = samples.length ? { samples, next: 0 } : undefined;
+      if (this.#unwritten) this.#timer ??= setTimeout(() => this.flush(), WRITE_DELAY_MS);
+      return;
+    }
+    this.#writeAllSamples();
     if (this.#storedAmong(samples) !== samples.length) {
       const stmt = this.#prepare("INSERT OR IGNORE INTO samples (id, position, data) VALUES (?, ?, ?)");
       this.#transaction(() => samples.forEach((s, i) => stmt.run(s.id, i, JSON.stringify(s))));
@@ -697,8 +733,18 @@ export class RunStore {
 
   /** Commits what is queued and closes the database. */
   close(): void {
-    if (this.#sqlite.db.isOpen) this.flush();
+    if (this.#sqlite.db.isOpen) {
+      this.flush();
+      this.#writeAllSamples();
+    }
+    if (this.#timer !== undefined) clearTimeout(this.#timer);
+    this.#timer = undefined;
     this.#sqlite.close();
+  }
+
+  /** Writes every sample not written yet, in one transaction. */
+  #writeAllSamples(): void {
+    if (this.#unwritten) this.#transaction(() => this.#writeSamples(Infinity));
   }
 
   #transaction(fn: () => void): void {
