@@ -358,7 +358,18 @@ Deno.test("profiles: the manifest records each role's request shape, with the ad
   }
 });
 
-Deno.test("profiles: a batch line refused for a parameter is asked again without it, and the change logged", async () => {
+/**
+ * Runs `fn` with a batched caller of fake-model against a fake whose batch lines are refused while they carry
+ * `seed`, its store, and the batched provider; closes and removes everything after.
+ */
+async function withSeedRefusingBatches(
+  fn: (
+    caller: Caller,
+    store: RunStore,
+    batched: ReturnType<typeof batchProviderFor>,
+    server: FakeServer,
+  ) => Promise<void>,
+): Promise<void> {
   const server = await startFakeServer({
     batchLineFault: (line) =>
       "seed" in line.body
@@ -372,6 +383,16 @@ Deno.test("profiles: a batch line refused for a parameter is asked again without
     const batched = batchProviderFor(pool, { pollMs: 20, idleMs: 30 });
     batched.attach(store);
     const caller = new Caller(batched, store, "model", { maxRetries: 2, baseDelayMs: 1, maxDelayMs: 2 });
+    await fn(caller, store, batched, server);
+  } finally {
+    store.close();
+    await server.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+}
+
+Deno.test("profiles: a batch line refused for a parameter is asked again without it, and the change logged", async () => {
+  await withSeedRefusingBatches(async (caller, store, batched, server) => {
     const { call } = await caller.call({
       messages: [{ role: "user", content: "hi" }],
       seed: 3,
@@ -385,27 +406,11 @@ Deno.test("profiles: a batch line refused for a parameter is asked again without
     );
     assertEquals(adapted.map((a) => `${a.parameter}: ${a.now}`), ["seed: left out"]);
     assertEquals(batched.shape.record().left_out, ["seed"]);
-  } finally {
-    store.close();
-    await server.close();
-    await Deno.remove(dir, { recursive: true });
-  }
+  });
 });
 
 Deno.test("profiles: lines of one batch refused for the same parameter change the shape once", async () => {
-  const server = await startFakeServer({
-    batchLineFault: (line) =>
-      "seed" in line.body
-        ? { status: 400, message: "Unsupported parameter: 'seed' is not supported with this model." }
-        : undefined,
-  });
-  const dir = await Deno.makeTempDir({ prefix: "medeval-profiles-" });
-  const store = new RunStore(`${dir}/run.sqlite`);
-  try {
-    const pool = createProvider({ model: "fake-model", baseUrl: server.url, profiles: await loadProfiles() });
-    const batched = batchProviderFor(pool, { pollMs: 20, idleMs: 30 });
-    batched.attach(store);
-    const caller = new Caller(batched, store, "model", { maxRetries: 2, baseDelayMs: 1, maxDelayMs: 2 });
+  await withSeedRefusingBatches(async (caller, store, batched, server) => {
     const calls = await Promise.all(
       ["one", "two", "three"].map((content) =>
         caller.call({ messages: [{ role: "user", content }], seed: 3, maxTokens: 8 })
@@ -416,9 +421,5 @@ Deno.test("profiles: lines of one batch refused for the same parameter change th
     const adapted = store.events("request_adapted").map((e) => (e.detail as { parameter: string }).parameter);
     assertEquals(adapted, ["seed"]);
     assertEquals(batched.shape.record().adaptations, ["seed: left out"]);
-  } finally {
-    store.close();
-    await server.close();
-    await Deno.remove(dir, { recursive: true });
-  }
+  });
 });
