@@ -1,4 +1,5 @@
-import { assert, assertEquals } from "@std/assert";
+import { assert, assertEquals, assertStringIncludes, assertThrows } from "@std/assert";
+import { InputError } from "../lib/core/errors.ts";
 import { type Sample, SampleSchema } from "../lib/core/sample.ts";
 import type { StoredCall } from "../lib/core/records.ts";
 import { exportStore, prepareExport, startExport } from "../lib/store/export.ts";
@@ -180,29 +181,59 @@ Deno.test("an export started ahead in a worker (spawned ahead or not) writes the
   });
 });
 
+/** Runs `script` (which may import `EXPORT` and `STORE`, the modules' URLs) as a process; its exit and output. */
+async function runScript(script: string): Promise<{ code: number; stdout: string; stderr: string }> {
+  const source = script
+    .replaceAll("EXPORT", new URL("../lib/store/export.ts", import.meta.url).href)
+    .replaceAll("STORE", new URL("../lib/store/run_store.ts", import.meta.url).href);
+  const child = new Deno.Command(Deno.execPath(), {
+    args: ["eval", "--config", new URL("../deno.json", import.meta.url).pathname, source],
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  const timer = setTimeout(() => child.kill(), 20_000);
+  const { code, stdout, stderr } = await child.output();
+  clearTimeout(timer);
+  const text = new TextDecoder();
+  return { code, stdout: text.decode(stdout).trim(), stderr: text.decode(stderr) };
+}
+
 Deno.test("a worker spawned ahead and never given an export is ended (a live one keeps the process alive)", async () => {
   const dir = await Deno.makeTempDir({ prefix: "medeval-export-" });
   try {
-    const exportModule = new URL("../lib/store/export.ts", import.meta.url).href;
-    const storeModule = new URL("../lib/store/run_store.ts", import.meta.url).href;
-    const script = `
-      import { discardExport, prepareExport } from "${exportModule}";
-      import { RunStore } from "${storeModule}";
+    const { code, stdout, stderr } = await runScript(`
+      import { discardExport, prepareExport } from "EXPORT";
+      import { RunStore } from "STORE";
       const store = new RunStore("${dir}/run.sqlite");
       prepareExport(store);
       discardExport(store);
       store.close();
-      console.log("done");`;
-    const child = new Deno.Command(Deno.execPath(), {
-      args: ["eval", "--config", new URL("../deno.json", import.meta.url).pathname, script],
-      stdout: "piped",
-      stderr: "piped",
-    }).spawn();
-    const timer = setTimeout(() => child.kill(), 20_000);
-    const { code, stdout, stderr } = await child.output();
-    clearTimeout(timer);
-    assertEquals(code, 0, new TextDecoder().decode(stderr));
-    assertEquals(new TextDecoder().decode(stdout).trim(), "done");
+      console.log("done");`);
+    assertEquals(code, 0, stderr);
+    assertEquals(stdout, "done");
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("a worker spawned ahead that fails to load ends neither the run nor its export", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "medeval-export-" });
+  try {
+    await Deno.writeTextFile(`${dir}/broken.ts`, 'throw new Error("broken worker");\n');
+    const { code, stdout, stderr } = await runScript(`
+      import { exportStore, prepareExport, startExport } from "EXPORT";
+      import { RunStore } from "STORE";
+      const store = new RunStore("${dir}/run.sqlite");
+      store.logEvent("started", {});
+      prepareExport(store, new URL("file://${dir}/broken.ts"));
+      await new Promise((r) => setTimeout(r, 1000));
+      startExport(store, "${dir}/log");
+      const files = await exportStore(store, "${dir}/log");
+      store.close();
+      console.log(files.length);`);
+    assertEquals(code, 0, stderr);
+    assertEquals(stdout, "4");
+    assertEquals((await Deno.readTextFile(`${dir}/log/events.jsonl`)).includes('"started"'), true);
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
@@ -295,10 +326,12 @@ Deno.test("a new store's samples are written behind the run, a slice per flush; 
     const path = `${dir}/run.sqlite`;
     const run = new RunStore(path);
     run.putSamples(many);
-    // Nothing is written before the run goes on; then a slice with each flush (every read flushes too).
-    assertEquals(stored(path).length, 0);
+    // Only the last sample is written before the run goes on; then a slice with each flush (every read
+    // flushes too). Meanwhile another reader is told the store lacks samples.
+    const held = (count: number) => `holds ${count} of its ${many.length} samples`;
+    assertStringIncludes(assertThrows(() => stored(path), InputError).message, held(1));
     run.flush();
-    assertEquals(stored(path).map((s) => s.id), many.slice(0, SAMPLES_PER_FLUSH).map((s) => s.id));
+    assertStringIncludes(assertThrows(() => stored(path), InputError).message, held(SAMPLES_PER_FLUSH + 1));
     // The run's own reads come from memory.
     assertEquals(run.samples(), many);
 
@@ -318,6 +351,49 @@ Deno.test("a new store's samples are written behind the run, a slice per flush; 
     short.putSamples(many);
     short.close();
     assertEquals(stored(other).map((s) => s.id), many.map((s) => s.id));
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("a store whose run stopped before its samples were all written says so to every reader", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "medeval-samples-" });
+  const many: Sample[] = Array.from(
+    { length: 2 * SAMPLES_PER_FLUSH },
+    (_, i) => ({ ...samples()[0], id: `s${i}` }),
+  );
+  try {
+    const path = `${dir}/run.sqlite`;
+    const run = new RunStore(path);
+    run.putSamples(many);
+    run.flush();
+    // The run is killed here (its outputs are in the store, not all its samples).
+    const reader = new RunStore(path, { readOnly: true });
+    const error = assertThrows(() => reader.samples(), InputError);
+    assertStringIncludes(error.message, `holds ${SAMPLES_PER_FLUSH + 1} of its ${many.length} samples`);
+    assertStringIncludes(error.message, "--resume");
+    run.close();
+    assertEquals(reader.samples().length, many.length);
+    reader.close();
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("samples given twice under one id read back the same from a new store as from a resumed one", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "medeval-samples-" });
+  try {
+    const [a, b] = samples();
+    const path = `${dir}/run.sqlite`;
+    const run = new RunStore(path);
+    run.putSamples([a, b, a]);
+    const fresh = run.samples().map((s) => s.id);
+    run.close();
+    const resumed = new RunStore(path);
+    resumed.putSamples([a, b, a]);
+    assertEquals(resumed.samples().map((s) => s.id), fresh);
+    resumed.close();
+    assertEquals(fresh, ["a", "b"]);
   } finally {
     await Deno.remove(dir, { recursive: true });
   }

@@ -124,3 +124,37 @@ Deno.test("sample rows as JSON text are exactly JSON.stringify of each row with 
     return Promise.resolve();
   });
 });
+
+Deno.test("a sample field named scores gives way to the row's scores (one key, as the row always had)", async () => {
+  const sample: Sample = {
+    id: "s1",
+    benchmark: "t",
+    input: "q",
+    reference: null,
+    conversation: null,
+    fields: { scores: 5, part: "x" },
+    extra: {},
+  };
+  await withTempStore((store) => {
+    store.putSamples([sample]);
+    store.putScore({
+      sampleId: "s1",
+      condition: "c",
+      scorer: "m",
+      judge: null,
+      run: 1,
+      value: 1,
+      values: null,
+      valid: true,
+      reason: null,
+      callKey: null,
+      detail: null,
+    });
+    const [json] = [...eachSampleRowJson(store, "c")];
+    assertEquals(json.split('"scores":').length, 2, json);
+    const row = JSON.parse(json);
+    assertEquals(row.part, "x");
+    assertEquals(row.scores, [{ scorer: "m", run: 1, value: 1, valid: true, reason: null }]);
+    return Promise.resolve();
+  });
+});

@@ -100,14 +100,17 @@ function* pagesOf<T>(items: Iterable<T>, size: number): Generator<T[]> {
   if (page.length) yield page;
 }
 
-/** A row of `samples.jsonl` but its scores: the sample's fields, its input as asked, its answer (or error). */
+/**
+ * A row of `samples.jsonl` but its scores: the sample's fields, its input as asked, its answer (or error). A
+ * field named `scores` is left out: the row's scores take its place, as they always did.
+ */
 function sampleHead(
   sample: Sample,
   condition: string,
   inputs: ReadonlyMap<string, string>,
   output: StoredOutput | undefined,
 ): Record<string, unknown> {
-  return {
+  const head: Record<string, unknown> = {
     id: sample.id,
     condition,
     ...sample.fields,
@@ -116,6 +119,8 @@ function sampleHead(
     answer_error: output?.error ?? (output ? null : "not run"),
     ...(output?.detail ? { solver: output.detail } : {}),
   };
+  delete head.scores;
+  return head;
 }
 
 /** Everything {@linkcode writeRunOutputs} needs. */

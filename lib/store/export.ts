@@ -58,18 +58,30 @@ const ahead = new WeakMap<RunStore, ExportAhead>();
 /** Export workers spawned ahead by {@linkcode prepareExport}, each waiting for its store's export. */
 const spare = new WeakMap<RunStore, Worker>();
 
+/** The module of the export worker. */
+const EXPORT_WORKER = new URL("./export_worker.ts", import.meta.url);
+
 /** Spawns an export worker (lib/store/export_worker.ts); it waits for an {@linkcode ExportRequest}. */
-function exportWorker(): Worker {
-  return new Worker(new URL("./export_worker.ts", import.meta.url), { type: "module" });
+function exportWorker(module = EXPORT_WORKER): Worker {
+  return new Worker(module, { type: "module" });
 }
 
 /**
  * Spawns the export worker of `store` ahead of {@linkcode startExport}, so that it has loaded its modules (in
  * its own thread, while a run's calls are under way) by the time the export starts; {@linkcode discardExport}
- * ends it if the export never starts.
+ * ends it if the export never starts. `module` (for tests) replaces the worker's module.
  */
-export function prepareExport(store: RunStore): void {
-  if (!spare.has(store) && !ahead.has(store)) spare.set(store, exportWorker());
+export function prepareExport(store: RunStore, module: URL = EXPORT_WORKER): void {
+  if (spare.has(store) || ahead.has(store)) return;
+  const worker = exportWorker(module);
+  // A worker that fails to load is not an error of the run: the export then starts afresh (an error a worker
+  // does not handle would end this process).
+  worker.onerror = (event) => {
+    event.preventDefault();
+    worker.terminate();
+    if (spare.get(store) === worker) spare.delete(store);
+  };
+  spare.set(store, worker);
 }
 
 /** Ends the worker {@linkcode prepareExport} spawned for `store` if no export took it. */

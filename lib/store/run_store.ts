@@ -12,6 +12,7 @@
  */
 import type { StatementSync } from "node:sqlite";
 import { SqliteConnection } from "./sqlite.ts";
+import { InputError } from "../core/errors.ts";
 import type { Sample } from "../core/sample.ts";
 import type { OutputStatus, StoredCall, StoredOutput, StoredScore } from "../core/records.ts";
 
@@ -288,11 +289,17 @@ export class RunStore {
   putSamples(samples: readonly Sample[]): void {
     this.flush();
     const empty = (this.#prepare("SELECT COUNT(*) AS n FROM samples").get() as { n: number }).n === 0;
-    if (empty && !this.#unwritten) {
+    const distinct = new Set(samples.map((s) => s.id)).size === samples.length;
+    if (empty && distinct && !this.#unwritten && samples.length > 0) {
       // A new store holds exactly these samples: they are written behind the run's first requests, a slice
-      // per flush (a killed run's resume writes the rest), and read from memory meanwhile.
+      // per flush (a killed run's resume writes the rest), and read from memory meanwhile. The last one is
+      // written at once, so that a store whose run stopped before the others were is seen to lack them
+      // (its positions have a gap: see eachSample).
+      const last = samples.length - 1;
+      this.#prepare("INSERT INTO samples (id, position, data) VALUES (?, ?, ?)")
+        .run(samples[last].id, last, JSON.stringify(samples[last]));
       this.#heldSamples = samples;
-      this.#unwritten = samples.length ? { samples, next: 0 } : undefined;
+      this.#unwritten = last > 0 ? { samples: samples.slice(0, last), next: 0 } : undefined;
       if (this.#unwritten) this.#timer ??= setTimeout(() => this.flush(), WRITE_DELAY_MS);
       return;
     }
@@ -330,6 +337,17 @@ export class RunStore {
     if (this.#heldSamples) {
       yield* this.#heldSamples;
       return;
+    }
+    const { n, last } = this.#prepare("SELECT COUNT(*) AS n, MAX(position) AS last FROM samples").get() as {
+      n: number;
+      last: number | null;
+    };
+    if (last !== null && n < last + 1) {
+      throw new InputError(
+        { file: this.path },
+        `holds ${n} of its ${last + 1} samples: its run stopped before they were all stored; ` +
+          "finish it with --resume (the same command) first",
+      );
     }
     for (const row of this.#sqlite.pages({ table: "samples", keys: ["position", "id"] })) {
       yield storedSample(String(row.data));
