@@ -4,7 +4,7 @@ import { type Sample, SampleSchema } from "../lib/core/sample.ts";
 import type { StoredCall } from "../lib/core/records.ts";
 import { exportStore, prepareExport, startExport } from "../lib/store/export.ts";
 import { RunStore, SAMPLES_PER_FLUSH, storedSample } from "../lib/store/run_store.ts";
-import { withTempStore } from "./temp_store.ts";
+import { storedScore, withTempStore } from "./temp_store.ts";
 import { waitUntil } from "./wait_until.ts";
 
 /** Calls of every shape the store holds: optional fields set and unset, text needing escapes. */
@@ -75,19 +75,11 @@ function fill(store: RunStore): void {
     error: 'HTTP 500 "x"',
     detail: { exemplars: ["a", "b"] },
   });
-  const score = {
-    sampleId: "s1",
+  const score = storedScore({
     condition: "default",
     scorer: "metric",
-    judge: null,
-    run: 1,
-    value: 1,
-    values: null,
-    valid: true,
-    reason: null,
-    callKey: null,
     detail: { metric: "accuracy", extracted: ["B"] },
-  };
+  });
   store.putScore(score);
   store.putScore({
     ...score,

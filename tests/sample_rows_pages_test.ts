@@ -6,7 +6,12 @@ import { assertEquals } from "@std/assert";
 import type { Sample } from "../lib/core/sample.ts";
 import type { StoredScore } from "../lib/core/records.ts";
 import { eachSampleRow, eachSampleRowJson } from "../lib/pipeline/write_outputs.ts";
-import { withTempStore } from "./temp_store.ts";
+import { storedScore, withTempStore } from "./temp_store.ts";
+
+/** Sample `s1` with `fields`, asked as `q`. */
+function sampleWith(fields: Sample["fields"]): Sample {
+  return { id: "s1", benchmark: "t", input: "q", reference: null, conversation: null, fields, extra: {} };
+}
 
 Deno.test("sample rows over several pages: each sample's own answer and scores, in sample order", async () => {
   // Ids out of alphabetical order, so the store's order by id differs from the samples' order.
@@ -26,19 +31,7 @@ Deno.test("sample rows over several pages: each sample's own answer and scores, 
       store.putOutput({ sampleId: s.id, condition: "c", callKey: null, text: `answer ${i}`, error: null });
       store.putOutput({ sampleId: s.id, condition: "other", callKey: null, text: "elsewhere", error: null });
       for (const run of [2, 1]) {
-        store.putScore({
-          sampleId: s.id,
-          condition: "c",
-          scorer: "m",
-          judge: null,
-          run,
-          value: i + run / 10,
-          values: null,
-          valid: true,
-          reason: null,
-          callKey: null,
-          detail: null,
-        });
+        store.putScore(storedScore({ sampleId: s.id, run, value: i + run / 10 }));
       }
     }
     const rows = [...eachSampleRow(store, "c")];
@@ -57,29 +50,8 @@ Deno.test("sample rows over several pages: each sample's own answer and scores, 
 });
 
 Deno.test("sample rows as JSON text are exactly JSON.stringify of each row with its scores as stored", async () => {
-  const sample: Sample = {
-    id: "s1",
-    benchmark: "t",
-    input: "q",
-    reference: null,
-    conversation: null,
-    fields: { id: "field-id", category: "内科", difficulty: 2, none: null },
-    extra: {},
-  };
-  const score = (over: Partial<StoredScore>): StoredScore => ({
-    sampleId: "s1",
-    condition: "c",
-    scorer: "m",
-    judge: null,
-    run: 1,
-    value: 0.5,
-    values: null,
-    valid: true,
-    reason: null,
-    callKey: null,
-    detail: null,
-    ...over,
-  });
+  const sample = sampleWith({ id: "field-id", category: "内科", difficulty: 2, none: null });
+  const score = (over: Partial<StoredScore>) => storedScore({ value: 0.5, ...over });
   const scores = [
     score({ scorer: "a" }),
     score({ scorer: "b", judge: "gpt-4o", run: 2, value: null, valid: false, reason: 'no verdict "x"\n' }),
@@ -126,30 +98,10 @@ Deno.test("sample rows as JSON text are exactly JSON.stringify of each row with 
 });
 
 Deno.test("a sample field named scores gives way to the row's scores (one key, as the row always had)", async () => {
-  const sample: Sample = {
-    id: "s1",
-    benchmark: "t",
-    input: "q",
-    reference: null,
-    conversation: null,
-    fields: { scores: 5, part: "x" },
-    extra: {},
-  };
+  const sample = sampleWith({ scores: 5, part: "x" });
   await withTempStore((store) => {
     store.putSamples([sample]);
-    store.putScore({
-      sampleId: "s1",
-      condition: "c",
-      scorer: "m",
-      judge: null,
-      run: 1,
-      value: 1,
-      values: null,
-      valid: true,
-      reason: null,
-      callKey: null,
-      detail: null,
-    });
+    store.putScore(storedScore());
     const [json] = [...eachSampleRowJson(store, "c")];
     assertEquals(json.split('"scores":').length, 2, json);
     const row = JSON.parse(json);

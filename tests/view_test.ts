@@ -25,6 +25,7 @@ import { compareCodePoints, recordsBySample } from "../lib/view/sample_streams.t
 import { filterFromParams, filterRows, sortRows } from "../lib/view/assets/query.js";
 import { terms } from "../lib/view/assets/search_terms.js";
 import { ROOT } from "./run_cli.ts";
+import { storedScore } from "./temp_store.ts";
 
 /** Chromium's path, or why there is none. */
 const CHROMIUM = (() => {
@@ -599,19 +600,7 @@ Deno.test("view: outputs and scores are merged per sample in the store's id orde
     text: id,
     error: null,
   });
-  const score = (id: string) => ({
-    sampleId: id,
-    condition: "default",
-    scorer: "m",
-    judge: null,
-    run: 1,
-    value: 1,
-    values: null,
-    valid: true,
-    reason: null,
-    callKey: null,
-    detail: null,
-  });
+  const score = (id: string) => storedScore({ sampleId: id, condition: "default" });
   const merged = [...recordsBySample([output("a"), output("c")], [score("a"), score("a"), score("b")])];
   assertEquals(merged.map((m) => [m.id, m.outputs.length, m.scores.length]), [["a", 1, 2], ["b", 0, 1], [
     "c",
