@@ -3,7 +3,7 @@
  * @module
  */
 import type { Estimate } from "../core/summary.ts";
-import { mulberry32, seedFrom } from "./rng.ts";
+import { seedFrom } from "./rng.ts";
 
 /** Options of {@linkcode bootstrapMean}. */
 export interface BootstrapOptions {
@@ -85,8 +85,8 @@ export class ResampleStream {
 /**
  * Returns how one group's resample means are drawn from a shared {@linkcode ResampleStream}. For 0/1 values a
  * resample's count of ones is Binomial(n, observed rate) exactly, so it is drawn as one such count (one number
- * of the stream, none when the rate is 0 or 1), as {@linkcode bootstrapMean} does; other values are drawn one
- * by one (n numbers).
+ * of the stream, none when the rate is 0 or 1); other values are drawn one by one (n numbers). What
+ * {@linkcode bootstrapMean} draws for one group, and `macroMean` (compare.ts) for each of several.
  */
 export function groupResampler(values: readonly number[]): (stream: ResampleStream) => number {
   const n = values.length;
@@ -150,20 +150,9 @@ function inverseCdf(cdf: Float64Array, u: number): number {
 export function bootstrapMean(values: readonly number[], options: BootstrapOptions = {}): Estimate {
   const n = values.length;
   if (n === 0) return { value: null, ci95: null, n: 0 };
-  const seed = seedFrom(options.seed ?? "medeval");
+  const stream = new ResampleStream(seedFrom(options.seed ?? "medeval"));
+  const resample = groupResampler(values);
   const means = new Float64Array(options.resamples ?? RESAMPLES);
-  const observed = mean(values);
-  if (values.every((v) => v === 0 || v === 1)) {
-    if (observed === 0 || observed === 1) means.fill(observed);
-    else {
-      const random = mulberry32(seed);
-      const cdf = binomialCdf(n, observed);
-      for (let b = 0; b < means.length; b++) means[b] = inverseCdf(cdf, random()) / n;
-    }
-  } else {
-    const stream = new ResampleStream(seed);
-    const sample = Float64Array.from(values);
-    for (let b = 0; b < means.length; b++) means[b] = stream.mean(sample);
-  }
-  return { value: observed, ci95: percentileInterval(means, options.level ?? 0.95), n };
+  for (let b = 0; b < means.length; b++) means[b] = resample(stream);
+  return { value: mean(values), ci95: percentileInterval(means, options.level ?? 0.95), n };
 }
