@@ -5,7 +5,7 @@
 import { assertEquals } from "@std/assert";
 import type { Sample } from "../lib/core/sample.ts";
 import type { StoredScore } from "../lib/core/records.ts";
-import { eachSampleRow, eachSampleRowJson } from "../lib/pipeline/write_outputs.ts";
+import { eachSampleRowJson } from "../lib/pipeline/write_outputs.ts";
 import { storedScore, withTempStore } from "./temp_store.ts";
 
 /** Sample `s1` with `fields`, asked as `q`. */
@@ -34,7 +34,7 @@ Deno.test("sample rows over several pages: each sample's own answer and scores, 
         store.putScore(storedScore({ sampleId: s.id, run, value: i + run / 10 }));
       }
     }
-    const rows = [...eachSampleRow(store, "c")];
+    const rows = [...eachSampleRowJson(store, "c")].map((json) => JSON.parse(json));
     assertEquals(rows.map((r) => r.id), samples.map((s) => s.id));
     for (const [i, row] of rows.entries()) {
       const answered = i % 5 !== 4;

@@ -78,15 +78,6 @@ export function* eachSampleRowJson(
   }
 }
 
-/** The rows of {@linkcode eachSampleRowJson} as objects. */
-export function* eachSampleRow(
-  store: RunStore,
-  condition: string,
-  asked?: readonly Sample[],
-): Generator<Record<string, unknown>> {
-  for (const json of eachSampleRowJson(store, condition, asked)) yield JSON.parse(json);
-}
-
 /** Yields `items` in arrays of `size` (the last one shorter). */
 function* pagesOf<T>(items: Iterable<T>, size: number): Generator<T[]> {
   let page: T[] = [];

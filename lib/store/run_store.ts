@@ -232,16 +232,18 @@ export class RunStore {
     if (this.#unwritten) this.#timer = setTimeout(() => this.flush(), WRITE_DELAY_MS);
   }
 
+  /** Stores `sample` at `position` unless a sample of its id is stored already. */
+  #insertSample(sample: Sample, position: number): void {
+    this.#prepare("INSERT OR IGNORE INTO samples (id, position, data) VALUES (?, ?, ?)")
+      .run(sample.id, position, JSON.stringify(sample));
+  }
+
   /** Writes up to `count` of the samples not written yet, in their order. */
   #writeSamples(count: number): void {
     const unwritten = this.#unwritten;
     if (!unwritten) return;
-    const stmt = this.#prepare("INSERT OR IGNORE INTO samples (id, position, data) VALUES (?, ?, ?)");
     const end = Math.min(unwritten.samples.length, unwritten.next + count);
-    for (let i = unwritten.next; i < end; i++) {
-      const sample = unwritten.samples[i];
-      stmt.run(sample.id, i, JSON.stringify(sample));
-    }
+    for (let i = unwritten.next; i < end; i++) this.#insertSample(unwritten.samples[i], i);
     unwritten.next = end;
     if (end === unwritten.samples.length) this.#unwritten = undefined;
   }
@@ -296,8 +298,7 @@ export class RunStore {
       // written at once, so that a store whose run stopped before the others were is seen to lack them
       // (its positions have a gap: see eachSample).
       const last = samples.length - 1;
-      this.#prepare("INSERT INTO samples (id, position, data) VALUES (?, ?, ?)")
-        .run(samples[last].id, last, JSON.stringify(samples[last]));
+      this.#insertSample(samples[last], last);
       this.#heldSamples = samples;
       this.#unwritten = last > 0 ? { samples: samples.slice(0, last), next: 0 } : undefined;
       if (this.#unwritten) this.#timer ??= setTimeout(() => this.flush(), WRITE_DELAY_MS);
@@ -305,8 +306,7 @@ export class RunStore {
     }
     this.#writeAllSamples();
     if (this.#storedAmong(samples) !== samples.length) {
-      const stmt = this.#prepare("INSERT OR IGNORE INTO samples (id, position, data) VALUES (?, ?, ?)");
-      this.#transaction(() => samples.forEach((s, i) => stmt.run(s.id, i, JSON.stringify(s))));
+      this.#transaction(() => samples.forEach((s, i) => this.#insertSample(s, i)));
     }
     const ids = this.#prepare("SELECT id FROM samples ORDER BY position").all() as { id: string }[];
     const same = ids.length === samples.length && ids.every((row, i) => row.id === samples[i].id);
