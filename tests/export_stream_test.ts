@@ -173,46 +173,56 @@ Deno.test("an export started ahead in a worker (spawned ahead or not) writes the
   });
 });
 
-/** Runs `script` (which may import `EXPORT` and `STORE`, the modules' URLs) as a process; its exit and output. */
-async function runScript(script: string): Promise<{ code: number; stdout: string; stderr: string }> {
-  const source = script
-    .replaceAll("EXPORT", new URL("../lib/store/export.ts", import.meta.url).href)
-    .replaceAll("STORE", new URL("../lib/store/run_store.ts", import.meta.url).href);
-  const child = new Deno.Command(Deno.execPath(), {
-    args: ["eval", "--config", new URL("../deno.json", import.meta.url).pathname, source],
-    stdout: "piped",
-    stderr: "piped",
-  }).spawn();
-  const timer = setTimeout(() => child.kill(), 20_000);
-  const { code, stdout, stderr } = await child.output();
-  clearTimeout(timer);
-  const text = new TextDecoder();
-  return { code, stdout: text.decode(stdout).trim(), stderr: text.decode(stderr) };
+/**
+ * Runs the script `write(dir)` gives for a fresh temporary directory `dir` as a process of its own (it may import
+ * `EXPORT` and `STORE`, the modules' URLs); calls `check` with its exit, its output and `dir`, then removes `dir`.
+ */
+async function inProcess(
+  write: (dir: string) => string | Promise<string>,
+  check: (result: { code: number; stdout: string; stderr: string }, dir: string) => Promise<void> | void,
+): Promise<void> {
+  const dir = await Deno.makeTempDir({ prefix: "medeval-export-" });
+  try {
+    const source = (await write(dir))
+      .replaceAll("EXPORT", new URL("../lib/store/export.ts", import.meta.url).href)
+      .replaceAll("STORE", new URL("../lib/store/run_store.ts", import.meta.url).href);
+    const child = new Deno.Command(Deno.execPath(), {
+      args: ["eval", "--config", new URL("../deno.json", import.meta.url).pathname, source],
+      stdout: "piped",
+      stderr: "piped",
+    }).spawn();
+    const timer = setTimeout(() => child.kill(), 20_000);
+    const { code, stdout, stderr } = await child.output();
+    clearTimeout(timer);
+    const text = new TextDecoder();
+    await check({ code, stdout: text.decode(stdout).trim(), stderr: text.decode(stderr) }, dir);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
 }
 
 Deno.test("a worker spawned ahead and never given an export is ended (a live one keeps the process alive)", async () => {
-  const dir = await Deno.makeTempDir({ prefix: "medeval-export-" });
-  try {
-    const { code, stdout, stderr } = await runScript(`
+  await inProcess(
+    (dir) => `
       import { discardExport, prepareExport } from "EXPORT";
       import { RunStore } from "STORE";
       const store = new RunStore("${dir}/run.sqlite");
       prepareExport(store);
       discardExport(store);
       store.close();
-      console.log("done");`);
-    assertEquals(code, 0, stderr);
-    assertEquals(stdout, "done");
-  } finally {
-    await Deno.remove(dir, { recursive: true });
-  }
+      console.log("done");`,
+    ({ code, stdout, stderr }) => {
+      assertEquals(code, 0, stderr);
+      assertEquals(stdout, "done");
+    },
+  );
 });
 
 Deno.test("a worker spawned ahead that fails to load ends neither the run nor its export", async () => {
-  const dir = await Deno.makeTempDir({ prefix: "medeval-export-" });
-  try {
-    await Deno.writeTextFile(`${dir}/broken.ts`, 'throw new Error("broken worker");\n');
-    const { code, stdout, stderr } = await runScript(`
+  await inProcess(
+    async (dir) => {
+      await Deno.writeTextFile(`${dir}/broken.ts`, 'throw new Error("broken worker");\n');
+      return `
       import { exportStore, prepareExport, startExport } from "EXPORT";
       import { RunStore } from "STORE";
       const store = new RunStore("${dir}/run.sqlite");
@@ -222,13 +232,14 @@ Deno.test("a worker spawned ahead that fails to load ends neither the run nor it
       startExport(store, "${dir}/log");
       const files = await exportStore(store, "${dir}/log");
       store.close();
-      console.log(files.length);`);
-    assertEquals(code, 0, stderr);
-    assertEquals(stdout, "4");
-    assertEquals((await Deno.readTextFile(`${dir}/log/events.jsonl`)).includes('"started"'), true);
-  } finally {
-    await Deno.remove(dir, { recursive: true });
-  }
+      console.log(files.length);`;
+    },
+    async ({ code, stdout, stderr }, dir) => {
+      assertEquals(code, 0, stderr);
+      assertEquals(stdout, "4");
+      assertEquals((await Deno.readTextFile(`${dir}/log/events.jsonl`)).includes('"started"'), true);
+    },
+  );
 });
 
 /** Samples of every shape a loader gives: with and without choices and conversation, varied fields. */
