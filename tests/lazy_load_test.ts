@@ -23,6 +23,12 @@ const LAZY = [
   "wink-nlp",
 ];
 
+/**
+ * Node built-ins slow to load that the command line does without: `node:crypto` alone took ~20 ms of every
+ * start (SHA-256 is written out in lib/core/hash.ts).
+ */
+const SLOW_BUILTINS = ["node:crypto"];
+
 /** Modules of the project that load only for their command or benchmark. */
 const LAZY_MODULES = [
   /lib\/cli\/(view|irt|doctor|meta|compare|power|merge|tag|runs|reproduce)\.ts$/,
@@ -77,6 +83,8 @@ Deno.test("the command line's static module graph holds no package that loads on
   assertEquals([...packages].filter((name) => LAZY.includes(name)), []);
   const eagerModules = [...graph].filter((s) => LAZY_MODULES.some((pattern) => pattern.test(s)));
   assertEquals(eagerModules, []);
+  assert(graph.has("node:util"), "node built-ins must be read (node:util is static)");
+  assertEquals([...graph].filter((s) => SLOW_BUILTINS.includes(s)), []);
 });
 
 Deno.test("node_modules is installed by every task first, not checked package by package on every start", async () => {

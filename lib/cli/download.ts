@@ -3,7 +3,7 @@
  * @module
  */
 import { ConfigError } from "../core/errors.ts";
-import { sha256Hex } from "../core/hash.ts";
+import { digestHex } from "../core/hash.ts";
 import { projectPath } from "../core/fs.ts";
 
 /** A public data file: where it comes from and what it must hash to. */
@@ -50,7 +50,7 @@ export async function downloadDataset(name: string): Promise<string> {
   });
   if (!response.ok) throw new ConfigError(`download of ${spec.url} failed: HTTP ${response.status}`);
   const bytes = new Uint8Array(await response.arrayBuffer());
-  const hash = sha256Hex(bytes);
+  const hash = await digestHex(bytes);
   if (hash !== spec.sha256) {
     throw new ConfigError(`downloaded file has SHA-256 ${hash}, expected ${spec.sha256}; not saved`);
   }
