@@ -105,8 +105,26 @@ interface CommandRun {
 }
 
 /**
- * Runs `deno run -A lib/cli/main.ts ...args` (or another `script`) under /usr/bin/time against `fake` (its
- * request times reset first); returns wall seconds, the fake-side fixed costs, peak RSS and CPU time.
+ * The variables `deno task eval` sets before `deno run` (its command's leading `NAME=value` words in deno.json,
+ * such as glibc's `MALLOC_MMAP_THRESHOLD_`), so that a command run here runs as the task runs it.
+ */
+async function evalTaskEnv(): Promise<Record<string, string>> {
+  const config = JSON.parse(await Deno.readTextFile(`${ROOT}deno.json`)) as {
+    tasks: Record<string, { command: string }>;
+  };
+  const env: Record<string, string> = {};
+  for (const word of config.tasks.eval.command.split(" ")) {
+    const assignment = word.match(/^([A-Z_][A-Z0-9_]*)=(.*)$/);
+    if (!assignment) break;
+    env[assignment[1]] = assignment[2];
+  }
+  return env;
+}
+
+/**
+ * Runs `deno run -A lib/cli/main.ts ...args` (with the variables `deno task eval` sets; or another `script`,
+ * without) under /usr/bin/time against `fake` (its request times reset first); returns wall seconds, the
+ * fake-side fixed costs, peak RSS and CPU time.
  */
 async function runCommand(
   args: string[],
@@ -115,12 +133,14 @@ async function runCommand(
 ): Promise<CommandRun> {
   const timeFile = await Deno.makeTempFile();
   if (fake) await (await fetch(`${fake.times}?reset=1`)).body?.cancel();
+  const env = script === "lib/cli/main.ts" ? await evalTaskEnv() : {};
   const started = epochMs();
   const out = await new Deno.Command("/usr/bin/time", {
     args: ["-f", "%M %U %S", "-o", timeFile, Deno.execPath(), "run", "-A", `${ROOT}${script}`, ...args],
     stdout: "null",
     stderr: "piped",
     cwd: ROOT,
+    env,
   }).output();
   const exited = epochMs();
   const [kb, user, system] = (await Deno.readTextFile(timeFile)).trim().split("\n").at(-1)!.split(" ")

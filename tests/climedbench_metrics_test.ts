@@ -291,6 +291,9 @@ Deno.test("CliMedBench loader: one-line errors naming file, line and field", asy
     [[{ ...good, scenario: "SSO", answer: "AA" }], /sequencing answer must order every step exactly once/],
     [[{ id: "K", scenario: "KE", question: "q" }], /field "reference"/],
     [["{not json"], /line 1: not JSON/],
+    // Records are read one at a time (no parsed line is held for all the file): the first bad one in file order
+    // is named, whatever is wrong with a later one.
+    [[good, { ...good, id: "X2", answer: "Z" }, "{not json"], /line 2: field "answer"/],
   ];
   for (const [lines, pattern] of cases) {
     const path = await write(lines);

@@ -106,3 +106,20 @@ Deno.test("node_modules is installed by every task first, not checked package by
   const deps = config.tasks.deps;
   assert(typeof deps === "object" && deps.command.startsWith("deno install"), "deps runs `deno install`");
 });
+
+Deno.test("every task that runs the command line fixes glibc's mmap threshold, the same way", async () => {
+  const config = JSON.parse(await Deno.readTextFile(`${ROOT}deno.json`)) as {
+    tasks: Record<string, string | { command: string }>;
+  };
+  const commands = Object.entries(config.tasks)
+    .map(([name, task]) => [name, typeof task === "string" ? task : task.command] as const)
+    .filter(([, command]) => command.includes("lib/cli/main.ts"));
+  assert(commands.length >= 13, "the command-line tasks must be read");
+  // glibc otherwise raises the threshold after the first large free (up to 32 MB), and the large buffers of a
+  // big run (the data file, its text, SQLite's results) stay in the heap once freed: ~90 MB more peak RSS at
+  // 100,000 items (docs/scale.md).
+  const without = commands.filter(([, command]) =>
+    !command.startsWith("MALLOC_MMAP_THRESHOLD_=131072 deno run -A lib/cli/main.ts ")
+  );
+  assertEquals(without.map(([name]) => name), []);
+});

@@ -23,19 +23,36 @@ export function jsonlRecords<T = unknown>(
   file: string,
   parse: (line: string) => T = JSON.parse,
 ): JsonlRecord<T>[] {
-  const records: JsonlRecord<T>[] = [];
-  for (const [i, raw] of text.split("\n").entries()) {
-    const line = raw.trim();
+  return [...eachJsonlRecord(text, file, parse)];
+}
+
+/**
+ * Yields the records of JSONL `text` one at a time, as {@linkcode jsonlRecords} returns them: a loader that
+ * turns each into a sample as it comes never holds every parsed line at once (nor an array of all lines).
+ */
+export function* eachJsonlRecord<T = unknown>(
+  text: string,
+  file: string,
+  parse: (line: string) => T = JSON.parse,
+): Generator<JsonlRecord<T>> {
+  let number = 0;
+  for (let start = 0; start <= text.length;) {
+    const newline = text.indexOf("\n", start);
+    const end = newline === -1 ? text.length : newline;
+    const line = text.slice(start, end).trim();
+    start = end + 1;
+    number++;
     if (!line || line.startsWith("//")) continue;
-    const record = `line ${i + 1}`;
+    const record = `line ${number}`;
+    let value: T;
     try {
-      records.push({ value: parse(line), line: i + 1, record });
+      value = parse(line);
     } catch (err) {
       const expected = err instanceof InputError
         ? err.expected
         : `not JSON: ${err instanceof Error ? err.message : err}`;
       throw new InputError({ file, record }, expected);
     }
+    yield { value, line: number, record };
   }
-  return records;
 }

@@ -9,7 +9,7 @@ import type { Choices, Sample } from "../../core/sample.ts";
 import { parseRecord } from "../../core/validate.ts";
 import { type ClimedItem, ClimedItemSchema } from "./schema.ts";
 import { type QuestionType, scenarioByCode } from "./scenarios.ts";
-import { jsonlRecords } from "../../core/jsonl.ts";
+import { eachJsonlRecord } from "../../core/jsonl.ts";
 import { readTextStrict } from "../../core/text_file.ts";
 
 /** Benchmark name in samples and summaries. */
@@ -171,7 +171,7 @@ export async function loadClimedBench(path: string): Promise<Sample[]> {
   const samples: Sample[] = [];
   const seen = new Map<string, number>();
   const shared = new SharedValues();
-  for (const { value, line, record } of jsonlRecords(text, path)) {
+  for (const { value, line, record } of eachJsonlRecord(text, path)) {
     const item = parseRecord(ClimedItemSchema, value, path, record);
     const earlier = seen.get(item.id);
     if (earlier !== undefined) {

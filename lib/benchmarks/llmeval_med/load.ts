@@ -8,7 +8,7 @@ import { parseLenientJson } from "../../core/lenient_json.ts";
 import type { Sample } from "../../core/sample.ts";
 import { parseRecord } from "../../core/validate.ts";
 import { CATEGORY_ALIASES, DIFFICULTY_ALIASES, type LlmEvalMedItem, LlmEvalMedItemSchema } from "./schema.ts";
-import { jsonlRecords } from "../../core/jsonl.ts";
+import { eachJsonlRecord } from "../../core/jsonl.ts";
 import { readTextStrict } from "../../core/text_file.ts";
 
 /** Samples plus what the loader had to tolerate, for the run's notes. */
@@ -104,7 +104,9 @@ export function parseLlmEvalMedJson(text: string, file: string): LoadResult {
 export function parseLlmEvalMedJsonl(text: string, file: string): LoadResult {
   const samples: Sample[] = [];
   let nonFiniteTokens = 0;
-  for (const { value: parsed, record } of jsonlRecords(text, file, (line) => parseLenientJson(line, file))) {
+  for (
+    const { value: parsed, record } of eachJsonlRecord(text, file, (line) => parseLenientJson(line, file))
+  ) {
     nonFiniteTokens += parsed.nonFiniteTokens;
     const item = parseRecord(LlmEvalMedItemSchema, parsed.value, file, record);
     samples.push(itemToSample(item, item.category ?? item.category1, { file, record }));
