@@ -104,27 +104,38 @@ interface CommandRun {
   exit_code: number;
 }
 
-/**
- * The variables `deno task eval` sets before `deno run` (its command's leading `NAME=value` words in deno.json,
- * such as glibc's `MALLOC_MMAP_THRESHOLD_`), so that a command run here runs as the task runs it.
- */
-async function evalTaskEnv(): Promise<Record<string, string>> {
+/** How `deno task eval` starts Deno: the variables it sets and the flags it gives `deno run` (deno.json). */
+interface TaskLaunch {
+  /** The command's leading `NAME=value` words, such as glibc's `MALLOC_MMAP_THRESHOLD_`. */
+  env: Record<string, string>;
+  /** The words between `deno run` and the script, such as `-A` and `--v8-flags=…`. */
+  flags: string[];
+}
+
+/** Reads how `deno task eval` starts Deno, so that a command run here runs as the task runs it. */
+async function evalTaskLaunch(): Promise<TaskLaunch> {
   const config = JSON.parse(await Deno.readTextFile(`${ROOT}deno.json`)) as {
     tasks: Record<string, { command: string }>;
   };
+  const words = config.tasks.eval.command.split(" ");
   const env: Record<string, string> = {};
-  for (const word of config.tasks.eval.command.split(" ")) {
-    const assignment = word.match(/^([A-Z_][A-Z0-9_]*)=(.*)$/);
-    if (!assignment) break;
-    env[assignment[1]] = assignment[2];
+  while (words.length && /^[A-Z_][A-Z0-9_]*=/.test(words[0])) {
+    const [name, ...value] = words.shift()!.split("=");
+    env[name] = value.join("=");
   }
-  return env;
+  const script = words.indexOf("lib/cli/main.ts");
+  if (words[0] !== "deno" || words[1] !== "run" || script < 0) {
+    throw new Error(
+      `deno.json: the eval task does not run lib/cli/main.ts with deno run: ${words.join(" ")}`,
+    );
+  }
+  return { env, flags: words.slice(2, script) };
 }
 
 /**
- * Runs `deno run -A lib/cli/main.ts ...args` (with the variables `deno task eval` sets; or another `script`,
- * without) under /usr/bin/time against `fake` (its request times reset first); returns wall seconds, the
- * fake-side fixed costs, peak RSS and CPU time.
+ * Runs `deno run -A lib/cli/main.ts ...args` (as `deno task eval` runs it: its variables and flags; another
+ * `script` with `-A` alone) under /usr/bin/time against `fake` (its request times reset first); returns wall
+ * seconds, the fake-side fixed costs, peak RSS and CPU time.
  */
 async function runCommand(
   args: string[],
@@ -133,14 +144,24 @@ async function runCommand(
 ): Promise<CommandRun> {
   const timeFile = await Deno.makeTempFile();
   if (fake) await (await fetch(`${fake.times}?reset=1`)).body?.cancel();
-  const env = script === "lib/cli/main.ts" ? await evalTaskEnv() : {};
+  const launch = script === "lib/cli/main.ts" ? await evalTaskLaunch() : { env: {}, flags: ["-A"] };
   const started = epochMs();
   const out = await new Deno.Command("/usr/bin/time", {
-    args: ["-f", "%M %U %S", "-o", timeFile, Deno.execPath(), "run", "-A", `${ROOT}${script}`, ...args],
+    args: [
+      "-f",
+      "%M %U %S",
+      "-o",
+      timeFile,
+      Deno.execPath(),
+      "run",
+      ...launch.flags,
+      `${ROOT}${script}`,
+      ...args,
+    ],
     stdout: "null",
     stderr: "piped",
     cwd: ROOT,
-    env,
+    env: launch.env,
   }).output();
   const exited = epochMs();
   const [kb, user, system] = (await Deno.readTextFile(timeFile)).trim().split("\n").at(-1)!.split(" ")
