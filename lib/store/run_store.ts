@@ -671,10 +671,18 @@ export class RunStore {
     this.flush();
     // The primary key's index serves this order (condition fixed), so each page is found, not sorted again.
     const keys = ["sample_id", "scorer", "judge", "run"];
+    // The condition, scorer and judge names repeat on every row: the scores share one string of each.
+    const names = new Map<string, string>();
+    const shared = (name: string) => {
+      const known = names.get(name);
+      if (known !== undefined) return known;
+      names.set(name, name);
+      return name;
+    };
     for (
       const row of this.#sqlite.pages({ table: "scores", where: "condition = ?", params: [condition], keys })
     ) {
-      yield rowToScore(row);
+      yield rowToScore(row, shared);
     }
   }
 
@@ -696,7 +704,7 @@ export class RunStore {
 
   /** Returns the stored scores, optionally of one condition, ordered by sample, scorer, judge and run. */
   scores(condition?: string): StoredScore[] {
-    return this.#rowsOf("scores", "sample_id, scorer, judge, run", condition).map(rowToScore);
+    return this.#rowsOf("scores", "sample_id, scorer, judge, run", condition).map((row) => rowToScore(row));
   }
 
   /**
@@ -781,12 +789,13 @@ function rowToOutput(r: Record<string, unknown>): StoredOutput {
   };
 }
 
-function rowToScore(r: Record<string, unknown>): StoredScore {
+/** Returns a stored score from its row; `name` gives the condition, scorer and judge names (e.g. shared ones). */
+function rowToScore(r: Record<string, unknown>, name: (text: string) => string = String): StoredScore {
   return {
     sampleId: String(r.sample_id),
-    condition: String(r.condition),
-    scorer: String(r.scorer),
-    judge: r.judge === "" ? null : String(r.judge),
+    condition: name(String(r.condition)),
+    scorer: name(String(r.scorer)),
+    judge: r.judge === "" ? null : name(String(r.judge)),
     run: Number(r.run),
     value: r.value === null ? null : Number(r.value),
     values: r.named_values === null ? null : JSON.parse(String(r.named_values)),
