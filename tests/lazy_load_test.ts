@@ -24,7 +24,7 @@ const LAZY = [
 ];
 
 /**
- * Node built-ins slow to load that the command line does without: `node:crypto` alone took ~20 ms of every
+ * Node built-ins slow to load that the command line does without: `node:crypto` alone took ~17 ms of every
  * start (SHA-256 is written out in lib/core/hash.ts).
  */
 const SLOW_BUILTINS = ["node:crypto"];

@@ -88,17 +88,22 @@ const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, "0"
 
 /**
  * Returns the lowercase hex SHA-256 of a string (as UTF-8) or bytes. Written out in TypeScript rather than taken
- * from `node:crypto`, whose module costs ~20 ms to load at every start; for the short texts it is given (call
- * keys, seeds) it takes a few microseconds. Large files go through {@linkcode digestHex}.
+ * from `node:crypto`, whose module cost ~17 ms of every start; for the short texts it is given (call
+ * keys, seeds, small files) it takes a few microseconds. Data sets and downloads go through
+ * {@linkcode digestHex}.
  */
 export function sha256Hex(data: string | Uint8Array): string {
   let bytes: Uint8Array;
   let n: number;
   if (typeof data === "string") {
-    // At most 3 bytes per UTF-16 unit; a text too long for the reused buffer gets a buffer of its own.
-    const need = data.length * 3;
-    bytes = need <= SCRATCH_BYTES ? scratch : new Uint8Array(need);
-    n = encoder.encodeInto(data, bytes).written;
+    // At most 3 bytes per UTF-16 unit: a text that may not fit the reused buffer is encoded on its own.
+    if (data.length * 3 <= SCRATCH_BYTES) {
+      bytes = scratch;
+      n = encoder.encodeInto(data, scratch).written;
+    } else {
+      bytes = encoder.encode(data);
+      n = bytes.length;
+    }
   } else {
     bytes = data;
     n = data.length;
