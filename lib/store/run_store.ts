@@ -13,6 +13,7 @@
 import type { StatementSync } from "node:sqlite";
 import { SqliteConnection } from "./sqlite.ts";
 import { InputError } from "../core/errors.ts";
+import { SharedValues } from "../core/shared_values.ts";
 import type { Sample } from "../core/sample.ts";
 import type { OutputStatus, StoredCall, StoredOutput, StoredScore } from "../core/records.ts";
 
@@ -672,17 +673,11 @@ export class RunStore {
     // The primary key's index serves this order (condition fixed), so each page is found, not sorted again.
     const keys = ["sample_id", "scorer", "judge", "run"];
     // The condition, scorer and judge names repeat on every row: the scores share one string of each.
-    const names = new Map<string, string>();
-    const shared = (name: string) => {
-      const known = names.get(name);
-      if (known !== undefined) return known;
-      names.set(name, name);
-      return name;
-    };
+    const shared = new SharedValues();
     for (
       const row of this.#sqlite.pages({ table: "scores", where: "condition = ?", params: [condition], keys })
     ) {
-      yield rowToScore(row, shared);
+      yield rowToScore(row, (name) => shared.text(name));
     }
   }
 

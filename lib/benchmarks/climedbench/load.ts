@@ -10,6 +10,7 @@ import { parseRecord } from "../../core/validate.ts";
 import { type ClimedItem, ClimedItemSchema } from "./schema.ts";
 import { type QuestionType, scenarioByCode } from "./scenarios.ts";
 import { eachJsonlRecord } from "../../core/jsonl.ts";
+import { SharedValues } from "../../core/shared_values.ts";
 import { readTextStrict } from "../../core/text_file.ts";
 
 /** Benchmark name in samples and summaries. */
@@ -44,33 +45,6 @@ export function renderInput(
 
 function check(ok: boolean, file: string, record: string, field: string, message: string): void {
   if (!ok) throw new InputError({ file, record, field }, message);
-}
-
-/**
- * One instance of each value that many items of a file repeat (scenario codes, departments, difficulties, option
- * letters in order), so that a large file's samples do not each hold a copy. The values are never changed.
- */
-export class SharedValues {
-  readonly #texts = new Map<string, string>();
-  readonly #lists = new Map<string, string[]>();
-
-  /** Returns the first instance of `text` seen. */
-  text<T extends string | number | null | undefined>(text: T): T {
-    if (typeof text !== "string") return text;
-    const known = this.#texts.get(text);
-    if (known !== undefined) return known as T;
-    this.#texts.set(text, text);
-    return text;
-  }
-
-  /** Returns the first instance of a list equal to `list` seen. */
-  list(list: string[]): string[] {
-    const key = list.join("\u0000");
-    const known = this.#lists.get(key);
-    if (known) return known;
-    this.#lists.set(key, list);
-    return list;
-  }
 }
 
 /**
