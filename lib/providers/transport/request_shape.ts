@@ -27,14 +27,8 @@ export interface RequestShapeOptions {
 }
 
 /** The body parameters a server may refuse that a shape can change or leave out. */
-type AdaptableParameter = "max_tokens" | "max_completion_tokens" | "temperature" | "seed" | "response_format";
-const ADAPTABLE: readonly string[] = [
-  "max_tokens",
-  "max_completion_tokens",
-  "temperature",
-  "seed",
-  "response_format",
-];
+const ADAPTABLE = ["max_tokens", "max_completion_tokens", "temperature", "seed", "response_format"] as const;
+type AdaptableParameter = typeof ADAPTABLE[number];
 
 /** Returns the parameter a 400 names as unsupported (its `param`, else the quoted name in its message). */
 function parameterRefused(info: RefusalInfo): string | undefined {
@@ -55,7 +49,8 @@ export function adaptableRefusal(
 ): AdaptableParameter | undefined {
   const named = parameterRefused(info);
   if (named !== undefined) {
-    return ADAPTABLE.includes(named) && named in body ? named as AdaptableParameter : undefined;
+    const parameter = ADAPTABLE.find((p) => p === named);
+    return parameter !== undefined && parameter in body ? parameter : undefined;
   }
   const json = info.status === 400 && /response_format|json/i.test(info.message);
   return json && "response_format" in body ? "response_format" : undefined;
