@@ -110,7 +110,7 @@ function sampleHead(
     answer_error: output?.error ?? (output ? null : "not run"),
     ...(output?.detail ? { solver: output.detail } : {}),
   };
-  delete head.scores;
+  if ("scores" in head) delete head.scores;
   return head;
 }
 
