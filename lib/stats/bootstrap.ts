@@ -3,7 +3,7 @@
  * @module
  */
 import type { Estimate } from "../core/summary.ts";
-import { seedFrom } from "./rng.ts";
+import { mulberry32Next, mulberry32Value, seedFrom } from "./rng.ts";
 
 /** Options of {@linkcode bootstrapMean}. */
 export interface BootstrapOptions {
@@ -42,9 +42,9 @@ export function resampleMean(values: readonly number[], random: () => number): n
 }
 
 /**
- * Resamples drawn from the numbers of `mulberry32(seed)` (lib/stats/rng.ts), taken inline: `mean(values)` is
- * exactly `resampleMean(values, random)` for a `random = mulberry32(seed)` that has given as many numbers as
- * this stream so far, at about a third of the cost (no call per draw). A bootstrap of n values draws n numbers
+ * Resamples drawn from the numbers of `mulberry32(seed)` (lib/stats/rng.ts), stepped on the stream's own state:
+ * `mean(values)` is exactly `resampleMean(values, random)` for a `random = mulberry32(seed)` that has given as
+ * many numbers as this stream so far, at about a third of the cost (no closure called per draw). A bootstrap of n values draws n numbers
  * per resample, so this is where its time goes.
  */
 export class ResampleStream {
@@ -61,12 +61,8 @@ export class ResampleStream {
     let a = this.#state;
     let sum = 0;
     for (let i = 0; i < n; i++) {
-      // mulberry32, step for step as in rng.ts.
-      a = (a + 0x6d2b79f5) >>> 0;
-      let t = a;
-      t = Math.imul(t ^ (t >>> 15), t | 1);
-      t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-      sum += values[Math.floor((((t ^ (t >>> 14)) >>> 0) / 4294967296) * n)];
+      a = mulberry32Next(a);
+      sum += values[Math.floor(mulberry32Value(a) * n)];
     }
     this.#state = a;
     return sum / n;
@@ -74,11 +70,8 @@ export class ResampleStream {
 
   /** Returns the stream's next number, uniform in [0, 1) (one draw). */
   uniform(): number {
-    const a = this.#state = (this.#state + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+    this.#state = mulberry32Next(this.#state);
+    return mulberry32Value(this.#state);
   }
 }
 
