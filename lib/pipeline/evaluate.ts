@@ -35,6 +35,12 @@ export const HEAP_FLOOR_BYTES = 64 * 2 ** 20;
 const HEAP_LIMITS = { slack: HEAP_SLACK_BYTES, floor: HEAP_FLOOR_BYTES };
 /** Conversations started between two checkpoints of the evaluation loop. */
 const CHECKPOINT_EVERY = 256;
+/**
+ * How long after a run's first requests its background preparations begin (loading V8's full collection, and in
+ * `executeEval` spawning the log export's worker). Each holds this thread for a few to ~20 ms: begun at once, they
+ * would hold back the first requests, which are sent only when this thread yields.
+ */
+export const BACKGROUND_DELAY_MS = 50;
 
 /** V8's full collection, once {@linkcode loadCollector} has exposed it. */
 let fullCollection: (() => void) | undefined;
@@ -43,8 +49,8 @@ let collectorLoaded: Promise<void> | undefined;
 
 /**
  * Exposes V8's full collection at run time (`--expose-gc` set, `gc` taken from a new context). Loaded in the
- * background (node:vm takes a while), so that it never delays a run's first requests; where it cannot be
- * exposed, checkpoints collect nothing.
+ * background, {@linkcode BACKGROUND_DELAY_MS} after a run starts (node:vm takes a while), so that it never delays
+ * a run's first requests; until then, or where it cannot be exposed, checkpoints collect nothing.
  */
 export function loadCollector(): Promise<void> {
   collectorLoaded ??= Promise.all([import("node:v8"), import("node:vm")]).then(([v8, vm]) => {
@@ -136,6 +142,19 @@ export function progressUnits(
   return samples.reduce((sum, sample) => sum + sampleUnits(sample, scorers, ctx), 0);
 }
 
+/** The event loop's next turn, while one is awaited (see {@linkcode nextTurn}). */
+let turn: Promise<void> | undefined;
+
+/** Resolves on the event loop's next turn, after the I/O this turn started (one timer serves every caller). */
+export function nextTurn(): Promise<void> {
+  return turn ??= new Promise((resolve) =>
+    setTimeout(() => {
+      turn = undefined;
+      resolve();
+    }, 0)
+  );
+}
+
 /** Runs every sample through the solver and the scorers, writing outputs and scores to the store. */
 export async function evaluate(options: EvaluateOptions): Promise<EvaluateResult> {
   const result: EvaluateResult = { answerErrors: 0, scoreFailures: 0, notStarted: 0 };
@@ -157,9 +176,10 @@ export async function evaluate(options: EvaluateOptions): Promise<EvaluateResult
       options.scorers.every((s) => (stored.scores[s.name] ?? 0) >= scorerUnits(s, unitCtx, sample));
   };
 
-  const runConversation = async (turns: Sample[]) => {
+  // Returns once the conversation's answers are in (or it failed), with the scoring each answer owes, not begun.
+  const runConversation = async (turns: Sample[]): Promise<(() => Promise<void>)[]> => {
     const history: ChatMessage[] = [];
-    const scoring: Promise<void>[] = [];
+    const scoring: (() => Promise<void>)[] = [];
     for (let i = 0; i < turns.length; i++) {
       const sample = turns[i];
       if (settled.has(sample.id)) {
@@ -185,14 +205,8 @@ export async function evaluate(options: EvaluateOptions): Promise<EvaluateResult
         });
         progress?.tick();
         history.push(...solved.turn);
-        scoring.push(
-          scoreAnswer(
-            options,
-            ctx,
-            { sample, answer: solved.answer, conversation: [...history], detail: solved.detail },
-            result,
-          ),
-        );
+        const input = { sample, answer: solved.answer, conversation: [...history], detail: solved.detail };
+        scoring.push(() => scoreAnswer(options, ctx, input, result));
       } catch (err) {
         if (err instanceof StopError) {
           // Not a failure: the run stops here and a resumed run asks this turn and the later ones.
@@ -224,7 +238,7 @@ export async function evaluate(options: EvaluateOptions): Promise<EvaluateResult
         break;
       }
     }
-    await Promise.all(scoring);
+    return scoring;
   };
 
   const conversations = toConversations(options.samples);
@@ -232,20 +246,37 @@ export async function evaluate(options: EvaluateOptions): Promise<EvaluateResult
   // Calls sent so far: a replay from the store (nothing sent) leaves little garbage behind and needs its speed.
   let sent = 0;
   const sentSince = () => {
-    const now = Object.values(roles.stats()).reduce((sum, s) => sum + s.sent, 0);
+    const now = roles.sent();
     const any = now > sent;
     sent = now;
     return any;
   };
   const worker = async () => {
+    // The scoring of this worker's last conversation, under way while it runs the next one.
+    let scoring: Promise<unknown> = Promise.resolve();
     // A call refused by a spending limit (StopError) stops the loop: the conversations under way finish.
     while (next < conversations.length && result.stopped === undefined) {
       if (next > 0 && next % CHECKPOINT_EVERY === 0 && sentSince()) collectGarbage();
-      await runConversation(conversations[next++]);
+      const sentBefore = roles.sent();
+      const owed = await runConversation(conversations[next++]);
+      // Answers come in bursts, and the calls they free up are sent only when this thread yields: scoring and
+      // the next conversation wait for the event loop's next turn, so that they never hold those back (a replay
+      // from the store, which sends nothing, does not wait).
+      if (roles.sent() > sentBefore) await nextTurn();
+      await scoring;
+      scoring = Promise.all(owed.map((score) => score()));
+      // Awaited after the next conversation: not an unhandled failure meanwhile.
+      scoring.catch(() => {});
     }
+    await scoring;
   };
   const workers = Math.max(1, Math.min(options.window ?? conversations.length, conversations.length));
-  await Promise.all([...Array.from({ length: workers }, worker), loadCollector()]);
+  const collector = setTimeout(loadCollector, BACKGROUND_DELAY_MS);
+  try {
+    await Promise.all(Array.from({ length: workers }, worker));
+  } finally {
+    clearTimeout(collector);
+  }
   for (const turns of conversations.slice(next)) result.notStarted += turns.length;
   return result;
 }

@@ -83,6 +83,13 @@ export class Roles {
     return sum;
   }
 
+  /** Returns how many calls every role has sent so far (replies from the store not counted). */
+  sent(): number {
+    let sent = 0;
+    for (const callers of this.#callers.values()) for (const { stats } of callers) sent += stats.sent;
+    return sent;
+  }
+
   /** Returns the calls answered from the store, sent and retried, per role (summed over its models). */
   stats(): Record<string, CallerStats> {
     const out: Record<string, CallerStats> = {};

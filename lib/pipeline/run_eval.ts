@@ -14,7 +14,7 @@ import { juryReport } from "../judges/jury.ts";
 import type { CallerStats } from "../providers/caller.ts";
 import { attachBatchProviders } from "../providers/batch/batch.ts";
 import { Progress } from "../report/progress.ts";
-import { collectGarbage, evaluate, progressUnits, readRunView } from "./evaluate.ts";
+import { BACKGROUND_DELAY_MS, collectGarbage, evaluate, progressUnits, readRunView } from "./evaluate.ts";
 import { openRunStore } from "./open_store.ts";
 import { type EvalPlan, planEval } from "./plan.ts";
 import { type EvalConfig } from "./eval_config.ts";
@@ -251,7 +251,7 @@ export async function executeEval(plan: EvalPlan): Promise<EvalResult> {
     const auxiliary = new Map([...plan.auxiliary].map(([name, a]) => [name, a.samples]));
     // The log export's worker loads its modules while the calls are under way (spawned once the first
     // requests are out), so that the export starts at once when the last answer is in.
-    exportReady = setTimeout(() => prepareExport(store), 0);
+    exportReady = setTimeout(() => prepareExport(store), BACKGROUND_DELAY_MS);
     let failures = 0;
     let stopped: string | undefined;
     const stops = new Map<string, string>();
