@@ -2,7 +2,7 @@ import { assert, assertEquals, assertStringIncludes, assertThrows } from "@std/a
 import { InputError } from "../lib/core/errors.ts";
 import { type Sample, SampleSchema } from "../lib/core/sample.ts";
 import type { StoredCall } from "../lib/core/records.ts";
-import { exportStore, prepareExport, startExport } from "../lib/store/export.ts";
+import { exportStore, prepareExport, startExport, writeJsonLines } from "../lib/store/export.ts";
 import { RunStore, SAMPLES_PER_FLUSH, storedSample } from "../lib/store/run_store.ts";
 import { storedScore, withTempStore } from "./temp_store.ts";
 import { waitUntil } from "./wait_until.ts";
@@ -134,6 +134,31 @@ Deno.test("the log export writes each record as JSON.stringify does, built from 
       await Deno.remove(dir, { recursive: true });
     }
   });
+});
+
+Deno.test("JSON Lines are written as UTF-8 of the lines joined, whatever their scripts and lengths", async () => {
+  const lines = [
+    '{"q":"患者女，20岁"}',
+    '{"a":"پاسخ 😀 \u2028"}',
+    "\ud800 lone \udfff",
+    // Longer than the reused buffer on its own: written in parts, none splitting a character.
+    "患".repeat(70_000) + "😀".repeat(40_000),
+    ...Array.from({ length: 3000 }, (_, i) => `{"i":${i},"t":"${"é😀".repeat(i % 7)}"}`),
+    "",
+  ];
+  const path = await Deno.makeTempFile({ suffix: ".jsonl" });
+  try {
+    await writeJsonLines(path, lines);
+    const written = await Deno.readFile(path);
+    const expected = new TextEncoder().encode(lines.join("\n") + "\n");
+    // Compared without a diff of ~400 KB (which would take minutes to print).
+    assertEquals(written.length, expected.length);
+    assert(written.every((byte, i) => byte === expected[i]), "the bytes written differ");
+    await writeJsonLines(path, []);
+    assertEquals((await Deno.readFile(path)).length, 0);
+  } finally {
+    await Deno.remove(path);
+  }
 });
 
 Deno.test("an export started ahead in a worker (spawned ahead or not) writes the same files, and one written to since is redone", async () => {

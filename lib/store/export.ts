@@ -11,18 +11,27 @@ export function toJsonl(rows: readonly unknown[]): string {
 
 /** Characters of lines gathered before they are written out (the file's lines are never all in memory). */
 const CHUNK_CHARS = 1 << 16;
+/** Bytes a gathered chunk is encoded into: UTF-8 takes at most three bytes for each UTF-16 unit. */
+const CHUNK_BYTES = 3 * CHUNK_CHARS;
 
-/** Writes `lines` (each one JSON text, without its newline) to `path`, a chunk of lines at a time. */
+/**
+ * Writes `lines` (each one JSON text, without its newline) to `path`, a chunk of lines at a time, each encoded
+ * into one reused buffer (a chunk longer than the buffer, from one long line, is written in parts).
+ */
 export async function writeJsonLines(path: string, lines: Iterable<string>): Promise<void> {
   const file = await Deno.open(path, { write: true, create: true, truncate: true });
   const encoder = new TextEncoder();
+  const bytes = new Uint8Array(CHUNK_BYTES);
   try {
     let chunk = "";
     const flush = async () => {
-      if (chunk.length === 0) return;
-      const bytes = encoder.encode(chunk);
+      for (let from = 0; from < chunk.length;) {
+        // encodeInto never splits a character: what did not fit is encoded in the next part.
+        const { read, written } = encoder.encodeInto(from === 0 ? chunk : chunk.slice(from), bytes);
+        from += read;
+        for (let at = 0; at < written;) at += await file.write(bytes.subarray(at, written));
+      }
       chunk = "";
-      for (let at = 0; at < bytes.length;) at += await file.write(bytes.subarray(at));
     };
     for (const line of lines) {
       chunk += line + "\n";
