@@ -141,8 +141,9 @@ Deno.test("JSON Lines are written as UTF-8 of the lines joined, whatever their s
     '{"q":"患者女，20岁"}',
     '{"a":"پاسخ 😀 \u2028"}',
     "\ud800 lone \udfff",
-    // Longer than the reused buffer on its own: written in parts, none splitting a character.
+    // Longer than the reused buffer on their own.
     "患".repeat(70_000) + "😀".repeat(40_000),
+    "x" + "😀".repeat(60_000),
     ...Array.from({ length: 3000 }, (_, i) => `{"i":${i},"t":"${"é😀".repeat(i % 7)}"}`),
     "",
   ];

@@ -36,9 +36,10 @@ const HEAP_LIMITS = { slack: HEAP_SLACK_BYTES, floor: HEAP_FLOOR_BYTES };
 /** Conversations started between two checkpoints of the evaluation loop. */
 const CHECKPOINT_EVERY = 256;
 /**
- * How long after a run's first requests its background preparations begin (loading V8's full collection, and in
- * `executeEval` spawning the log export's worker). Each holds this thread for a few to ~20 ms: begun at once, they
- * would hold back the first requests, which are sent only when this thread yields.
+ * How long after a run starts its background preparations begin (loading V8's full collection, and in
+ * `executeEval` spawning the log export's worker): by then its first requests are on the wire. Each holds this
+ * thread for a few to ~20 ms; begun at once, they would hold back those requests, which are sent only when this
+ * thread yields.
  */
 export const BACKGROUND_DELAY_MS = 50;
 
@@ -142,11 +143,15 @@ export function progressUnits(
   return samples.reduce((sum, sample) => sum + sampleUnits(sample, scorers, ctx), 0);
 }
 
-/** The event loop's next turn, while one is awaited (see {@linkcode nextTurn}). */
+/** The task {@linkcode nextTurn} resolves in, while one is awaited. */
 let turn: Promise<void> | undefined;
 
-/** Resolves on the event loop's next turn, after the I/O this turn started (one timer serves every caller). */
-export function nextTurn(): Promise<void> {
+/**
+ * Resolves in a timer task of the event loop, later than the task that asks (one timer serves every caller).
+ * Deno puts the requests a task started on the wire when its thread yields: measured against the fake server,
+ * work deferred this way no longer holds back the calls that a burst of answers freed up.
+ */
+function nextTurn(): Promise<void> {
   return turn ??= new Promise((resolve) =>
     setTimeout(() => {
       turn = undefined;
@@ -252,21 +257,28 @@ export async function evaluate(options: EvaluateOptions): Promise<EvaluateResult
     return any;
   };
   const worker = async () => {
-    // The scoring of this worker's last conversation, under way while it runs the next one.
-    let scoring: Promise<unknown> = Promise.resolve();
-    // A call refused by a spending limit (StopError) stops the loop: the conversations under way finish.
-    while (next < conversations.length && result.stopped === undefined) {
-      if (next > 0 && next % CHECKPOINT_EVERY === 0 && sentSince()) collectGarbage();
-      const sentBefore = roles.sent();
-      const owed = await runConversation(conversations[next++]);
-      // Answers come in bursts, and the calls they free up are sent only when this thread yields: scoring and
-      // the next conversation wait for the event loop's next turn, so that they never hold those back (a replay
-      // from the store, which sends nothing, does not wait).
-      if (roles.sent() > sentBefore) await nextTurn();
-      await scoring;
-      scoring = Promise.all(owed.map((score) => score()));
-      // Awaited after the next conversation: not an unhandled failure meanwhile.
-      scoring.catch(() => {});
+    // The scoring of this worker's last scored conversation, under way while it runs the next one.
+    let scoring: Promise<unknown> | undefined;
+    try {
+      // A call refused by a spending limit (StopError) stops the loop: the conversations under way finish.
+      while (next < conversations.length && result.stopped === undefined) {
+        if (next > 0 && next % CHECKPOINT_EVERY === 0 && sentSince()) collectGarbage();
+        const sentBefore = roles.sent();
+        const owed = await runConversation(conversations[next++]);
+        if (owed.length === 0) continue;
+        // Answers come in bursts, and the calls they free up are sent only when this thread yields: scoring and
+        // the next conversation wait for a later task of the event loop, so that they never hold those back (a
+        // replay from the store, which sends nothing, does not wait).
+        if (roles.sent() > sentBefore) await nextTurn();
+        await scoring;
+        scoring = Promise.all(owed.map((score) => score()));
+        // Awaited after the next conversation: not an unhandled failure meanwhile.
+        scoring.catch(() => {});
+      }
+    } catch (err) {
+      // Nothing of this worker's is left writing to the store once evaluate has failed.
+      await scoring?.catch(() => {});
+      throw err;
     }
     await scoring;
   };

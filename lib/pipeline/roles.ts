@@ -83,7 +83,10 @@ export class Roles {
     return sum;
   }
 
-  /** Returns how many calls every role has sent so far (replies from the store not counted). */
+  /**
+   * Returns how many calls every role has sent and had answered so far (as {@linkcode stats} counts them: replies
+   * from the store and failed calls not counted).
+   */
   sent(): number {
     let sent = 0;
     for (const callers of this.#callers.values()) for (const { stats } of callers) sent += stats.sent;

@@ -250,7 +250,8 @@ export async function executeEval(plan: EvalPlan): Promise<EvalResult> {
     for (const scorer of task.scorers) scorer.prepare?.(plan.allSamples);
     const auxiliary = new Map([...plan.auxiliary].map(([name, a]) => [name, a.samples]));
     // The log export's worker loads its modules while the calls are under way (spawned once the first
-    // requests are out), so that the export starts at once when the last answer is in.
+    // requests are out, BACKGROUND_DELAY_MS after the start), so that the export starts at once when the last
+    // answer is in.
     exportReady = setTimeout(() => prepareExport(store), BACKGROUND_DELAY_MS);
     let failures = 0;
     let stopped: string | undefined;
@@ -290,6 +291,8 @@ export async function executeEval(plan: EvalPlan): Promise<EvalResult> {
     }
     // Nothing more is written to the store: its log files are exported in a worker while the conditions are
     // aggregated and the summaries, tables and figures are written.
+    // A run shorter than the delay spawns no worker it would not use.
+    clearTimeout(exportReady);
     startExport(store, `${config.out}/log`);
     const results = plan.conditions.map((entry) => {
       const result = conditionResult(plan, store, entry);

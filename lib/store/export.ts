@@ -16,22 +16,19 @@ const CHUNK_BYTES = 3 * CHUNK_CHARS;
 
 /**
  * Writes `lines` (each one JSON text, without its newline) to `path`, a chunk of lines at a time, each encoded
- * into one reused buffer (a chunk longer than the buffer, from one long line, is written in parts).
+ * into one reused buffer (a chunk too long for it, from a long line, into a buffer of its own).
  */
 export async function writeJsonLines(path: string, lines: Iterable<string>): Promise<void> {
   const file = await Deno.open(path, { write: true, create: true, truncate: true });
   const encoder = new TextEncoder();
-  const bytes = new Uint8Array(CHUNK_BYTES);
+  const buffer = new Uint8Array(CHUNK_BYTES);
   try {
     let chunk = "";
     const flush = async () => {
-      for (let from = 0; from < chunk.length;) {
-        // encodeInto never splits a character: what did not fit is encoded in the next part.
-        const { read, written } = encoder.encodeInto(from === 0 ? chunk : chunk.slice(from), bytes);
-        from += read;
-        for (let at = 0; at < written;) at += await file.write(bytes.subarray(at, written));
-      }
+      const bytes = 3 * chunk.length <= buffer.length ? buffer : new Uint8Array(3 * chunk.length);
+      const { written } = encoder.encodeInto(chunk, bytes);
       chunk = "";
+      for (let at = 0; at < written;) at += await file.write(bytes.subarray(at, written));
     };
     for (const line of lines) {
       chunk += line + "\n";
