@@ -1,41 +1,26 @@
-import { assertEquals } from "@std/assert";
+import { assert, assertEquals } from "@std/assert";
 import { BENCHMARKS, getTask } from "../lib/benchmarks/registry.ts";
 import type { ChatMessage } from "../lib/core/chat.ts";
-import type { Scorer } from "../lib/core/task.ts";
-import { runEval } from "../lib/pipeline/run_eval.ts";
+import type { ScoreValue, Task } from "../lib/core/task.ts";
+import { type EvalResult, runEval } from "../lib/pipeline/run_eval.ts";
 import { startFakeServer } from "./fake_server.ts";
 
 const SAMPLE = new URL("../data/llmeval_med/sample.json", import.meta.url).pathname;
 
-Deno.test("scorers get the conversation up to and including the answer they score (judges of whole dialogues)", async () => {
-  const seen = new Map<string, readonly ChatMessage[]>();
-  const capture: Scorer = {
-    name: "capture",
-    roles: [],
-    score({ sample, answer, conversation }) {
-      seen.set(sample.id, conversation ?? []);
-      return Promise.resolve([{
-        judge: "",
-        run: 1,
-        value: conversation?.at(-1)?.content === answer ? 1 : 0,
-        values: null,
-        valid: true,
-        reason: null,
-        callKey: null,
-        detail: null,
-      }]);
-    },
-  };
-  BENCHMARKS["toy-conversation"] = async () => ({
-    ...await getTask("llmeval-med"),
-    name: "toy-conversation",
-    scorers: [capture],
-  });
+/** One valid score of `value` (no judge, run 1, nothing else). */
+function scoreOf(value: number): ScoreValue[] {
+  return [{ judge: "", run: 1, value, values: null, valid: true, reason: null, callKey: null, detail: null }];
+}
+
+/** Runs LLMEval-Med's shipped sample against the fake server as the benchmark `name`, with `over` laid over its task. */
+async function runToy(name: string, over: (task: Task) => Partial<Task>): Promise<EvalResult> {
+  const base = await getTask("llmeval-med");
+  BENCHMARKS[name] = () => Promise.resolve({ ...base, name, ...over(base) });
   const server = await startFakeServer();
-  const out = await Deno.makeTempDir({ prefix: "medeval-conv-" });
+  const out = await Deno.makeTempDir({ prefix: "medeval-scoring-" });
   try {
-    await runEval({
-      benchmark: "toy-conversation",
+    return await runEval({
+      benchmark: name,
       model: "fake-model",
       baseUrl: server.url,
       data: SAMPLE,
@@ -43,14 +28,59 @@ Deno.test("scorers get the conversation up to and including the answer they scor
       progress: false,
       renderFigures: false,
     });
-    // Turn 3 of a three-turn conversation: three questions and three answers, this answer last.
-    const turn3 = seen.get("MTG-2-3")!;
-    assertEquals(turn3.map((m) => m.role), ["user", "assistant", "user", "assistant", "user", "assistant"]);
-    assertEquals(seen.get("MTG-2-1")!.length, 2);
-    assertEquals(turn3.slice(0, 2), seen.get("MTG-2-1"));
   } finally {
-    delete BENCHMARKS["toy-conversation"];
+    delete BENCHMARKS[name];
     await server.close();
     await Deno.remove(out, { recursive: true });
   }
+}
+
+Deno.test("scorers get the conversation up to and including the answer they score (judges of whole dialogues)", async () => {
+  const seen = new Map<string, readonly ChatMessage[]>();
+  await runToy("toy-conversation", () => ({
+    scorers: [{
+      name: "capture",
+      roles: [],
+      score({ sample, answer, conversation }) {
+        seen.set(sample.id, conversation ?? []);
+        return Promise.resolve(scoreOf(conversation?.at(-1)?.content === answer ? 1 : 0));
+      },
+    }],
+  }));
+  // Turn 3 of a three-turn conversation: three questions and three answers, this answer last.
+  const turn3 = seen.get("MTG-2-3")!;
+  assertEquals(turn3.map((m) => m.role), ["user", "assistant", "user", "assistant", "user", "assistant"]);
+  assertEquals(seen.get("MTG-2-1")!.length, 2);
+  assertEquals(turn3.slice(0, 2), seen.get("MTG-2-1"));
+});
+
+Deno.test("an answer is scored on a later turn of the event loop than the one it arrived in (the calls it freed up go out first)", async () => {
+  // A chain of 100 microtasks begun as each answer arrives has run out by the time the answer is scored: scoring
+  // waited for a later task (scoring at once would hold back the requests the answer's arrival let go, which
+  // are sent only when the thread yields).
+  const turned = new Set<string>();
+  const scoredAfterTurn = new Map<string, boolean>();
+  const result = await runToy("toy-turns", (base) => ({
+    solver: {
+      ...base.solver,
+      async solve(state, ctx) {
+        const solved = await base.solver.solve(state, ctx);
+        let chain = Promise.resolve();
+        for (let hop = 0; hop < 100; hop++) chain = chain.then(() => {});
+        chain.then(() => turned.add(state.sample.id));
+        return solved;
+      },
+    },
+    scorers: [{
+      name: "watch",
+      roles: [],
+      score({ sample }) {
+        scoredAfterTurn.set(sample.id, turned.has(sample.id));
+        return Promise.resolve(scoreOf(1));
+      },
+    }],
+  }));
+  assert(result.samples.length > 5);
+  assertEquals(scoredAfterTurn.size, result.samples.length);
+  assertEquals([...scoredAfterTurn].filter(([, after]) => !after), []);
 });
