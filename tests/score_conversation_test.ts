@@ -1,7 +1,11 @@
 import { assert, assertEquals } from "@std/assert";
 import { BENCHMARKS, getTask } from "../lib/benchmarks/registry.ts";
 import type { ChatMessage } from "../lib/core/chat.ts";
+import type { Sample } from "../lib/core/sample.ts";
 import type { ScoreValue, Task } from "../lib/core/task.ts";
+import { evaluate } from "../lib/pipeline/evaluate.ts";
+import type { Roles } from "../lib/pipeline/roles.ts";
+import type { RunStore } from "../lib/store/run_store.ts";
 import { type EvalResult, runEval } from "../lib/pipeline/run_eval.ts";
 import { startFakeServer } from "./fake_server.ts";
 
@@ -83,4 +87,44 @@ Deno.test("an answer is scored on a later turn of the event loop than the one it
   assert(result.samples.length > 5);
   assertEquals(scoredAfterTurn.size, result.samples.length);
   assertEquals([...scoredAfterTurn].filter(([, after]) => !after), []);
+});
+
+Deno.test("an evaluation that fails leaves no scoring of its own still writing to the store", async () => {
+  // One worker: sample a is answered and its scoring (slow) begins while b runs; b's answer cannot be stored, so
+  // the evaluation fails. It fails only once a's scoring is done, not while that scoring still writes.
+  const events: string[] = [];
+  const store = {
+    outputScores: () => [],
+    putOutput: (output: { sampleId: string }) => {
+      if (output.sampleId === "b") throw new Error("disk full");
+    },
+    putScore: (score: { sampleId: string }) => events.push(`score ${score.sampleId}`),
+    logEvent: () => {},
+  };
+  const roles = { members: () => [], context: () => ({}), sent: () => 0 };
+  const sample = (id: string) => ({ id, input: id, conversation: null, fields: {} }) as unknown as Sample;
+  const failure = evaluate({
+    samples: [sample("a"), sample("b")],
+    solver: {
+      name: "echo",
+      templates: {},
+      solve: ({ sample }) => Promise.resolve({ answer: sample.id, callKey: null, turn: [] }),
+    },
+    scorers: [{
+      name: "slow",
+      roles: [],
+      score: async () => {
+        await new Promise((resolve) => setTimeout(resolve, 30));
+        return scoreOf(1);
+      },
+    }],
+    roles: roles as unknown as Roles,
+    judgeRuns: 1,
+    auxiliary: new Map(),
+    condition: "c",
+    store: store as unknown as RunStore,
+    window: 1,
+  }).catch((err: Error) => events.push(`failed: ${err.message}`));
+  await failure;
+  assertEquals(events, ["score a", "failed: disk full"]);
 });
