@@ -83,6 +83,9 @@ function compress(bytes: Uint8Array, at: number): void {
 const SCRATCH_BYTES = 1 << 16;
 const scratch = new Uint8Array(SCRATCH_BYTES);
 const encoder = new TextEncoder();
+/** The last one or two blocks: the message's remaining bytes, the padding and the length (reused). */
+const tail = new Uint8Array(128);
+const tailView = new DataView(tail.buffer);
 /** Two hex digits of each byte value. */
 const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, "0"));
 
@@ -111,13 +114,12 @@ export function sha256Hex(data: string | Uint8Array): string {
   state.set(H0);
   const whole = n - (n % 64);
   for (let at = 0; at < whole; at += 64) compress(bytes, at);
-  const tail = new Uint8Array(128);
+  tail.fill(0);
   tail.set(bytes.subarray(whole, n));
   tail[n - whole] = 0x80;
   const end = n - whole < 56 ? 64 : 128;
-  const view = new DataView(tail.buffer);
-  view.setUint32(end - 8, Math.floor(n / 0x20000000));
-  view.setUint32(end - 4, (n * 8) >>> 0);
+  tailView.setUint32(end - 8, Math.floor(n / 0x20000000));
+  tailView.setUint32(end - 4, (n * 8) >>> 0);
   compress(tail, 0);
   if (end === 128) compress(tail, 64);
   let hex = "";
