@@ -44,8 +44,8 @@ export function resampleMean(values: readonly number[], random: () => number): n
 /**
  * Resamples drawn from the numbers of `mulberry32(seed)` (lib/stats/rng.ts), stepped on the stream's own state:
  * `mean(values)` is exactly `resampleMean(values, random)` for a `random = mulberry32(seed)` that has given as
- * many numbers as this stream so far, at about a third of the cost (no closure called per draw). A bootstrap of n values draws n numbers
- * per resample, so this is where its time goes.
+ * many numbers as this stream so far, at about a third of the cost (no closure called per draw). A bootstrap of
+ * n values draws n numbers per resample, so this is where its time goes.
  */
 export class ResampleStream {
   #state: number;
