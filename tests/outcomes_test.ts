@@ -7,6 +7,7 @@ import { assert, assertEquals, assertStringIncludes } from "@std/assert";
 import { DatabaseSync } from "node:sqlite";
 import { parseBatchResults } from "../lib/providers/batch/batch_jsonl.ts";
 import { RunStore } from "../lib/store/run_store.ts";
+import { isRefused } from "../lib/core/refusal.ts";
 import { perMedCqaRows } from "../lib/benchmarks/permedcqa/aggregate.ts";
 import type { Sample } from "../lib/core/sample.ts";
 import { scriptedReply } from "./fake_judge.ts";
@@ -264,14 +265,6 @@ Deno.test("PerMedCQA: a question longer than the model's context is not acceptab
   // Any other answer error leaves the question unscored (the run is incomplete).
   assertEquals(rows("HTTP 500: down").at(0)?.values.acceptable, null);
 });
-
-/**
- * Whether a call was refused, as the summaries define it (`content_filter`, or a `refusal` with a reply empty
- * once trimmed): what the store's SQL counts must agree with.
- */
-function isRefused(call: { finishReason: string | null; text: string; refusal: string | null }): boolean {
-  return call.finishReason === "content_filter" || (!!call.refusal && call.text.trim() === "");
-}
 
 Deno.test("the store counts answer outcomes in SQL as isRefused and String.prototype.trim define them", async () => {
   const { withTempStore } = await import("./temp_store.ts");

@@ -558,7 +558,7 @@ Deno.test("view: a sample's flags and score come from its output, scores and cal
       score({ run: 2, value: 0, values: { correctness: "Correct" } }),
       score({ run: 3, valid: false, value: null }),
     ],
-    { finishReason: "length", refusal: null },
+    { finishReason: "length", refusal: null, text: "answer" },
     "medjudge",
   );
   assertEquals(outcome.score, 0.5);
@@ -585,6 +585,22 @@ Deno.test("view: a sample's flags and score come from its output, scores and cal
       .flags,
     FLAG.answerError | FLAG.extractionFailure,
   );
+});
+
+Deno.test("view: a reply is flagged refused exactly when the summaries count it refused", () => {
+  const output = { sampleId: "s", condition: "default", callKey: "k", text: "answer", error: null };
+  const refused = (finishReason: string | null, refusal: string | null, text: string) =>
+    (sampleOutcome(output, [], { finishReason, refusal, text }, null).flags & FLAG.refused) !== 0;
+  // Filtered, with or without partial content.
+  assert(refused("content_filter", null, ""));
+  assert(refused("content_filter", null, "partial"));
+  // A refusal with no content once trimmed (JavaScript's whitespace, not only spaces).
+  assert(refused("stop", "I can't help with that.", ""));
+  assert(refused("stop", "I can't help with that.", "\u3000\n"));
+  // A refusal beside a real answer is an answer; no refusal, no flag.
+  assert(!refused("stop", "partly", "B"));
+  assert(!refused("stop", null, ""));
+  assert(!refused("length", "", "   "));
 });
 
 Deno.test("view: outputs and scores are merged per sample in the store's id order", () => {

@@ -104,7 +104,8 @@ function blankSql(text: string): string {
 
 /**
  * SQL that is true when the call whose columns are prefixed `calls` (e.g. `c.`) was refused: `finish_reason`
- * `content_filter`, or a `refusal` with a reply empty once trimmed. A missing call (a LEFT JOIN's NULLs) is not.
+ * `content_filter`, or a `refusal` with a reply empty once trimmed (`isRefused` of lib/core/refusal.ts, in SQL).
+ * A missing call (a LEFT JOIN's NULLs) is not.
  */
 function refusedSql(calls: string): string {
   return `(${calls}finish_reason IS 'content_filter' OR (COALESCE(${calls}refusal, '') <> '' AND ${

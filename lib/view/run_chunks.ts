@@ -253,7 +253,9 @@ export async function writeRunChunks(
       const outcome = sampleOutcome(
         output,
         own,
-        call ? { finishReason: call.finishReason, refusal: call.refusal ?? null } : undefined,
+        call
+          ? { finishReason: call.finishReason, refusal: call.refusal ?? null, text: call.text }
+          : undefined,
         primaryScorer,
       );
       column.score[position] = outcome.score;

@@ -6,15 +6,11 @@
  * @module
  */
 import type { NamedValue, StoredOutput, StoredScore } from "../core/records.ts";
+import { isRefused, type ReplyEnd } from "../core/refusal.ts";
 import { FLAG } from "./bundle_format.ts";
 
-/** What a sample's model call reported, as far as the flags need it. */
-export interface CallOutcome {
-  /** Why generation stopped. */
-  finishReason: string | null;
-  /** Refusal text, if any. */
-  refusal: string | null;
-}
+/** What a sample's model call reported, as far as the flags need it: how it ended, its refusal and its text. */
+export type CallOutcome = ReplyEnd;
 
 /** One sample in one condition as the samples table shows it. */
 export interface SampleOutcome {
@@ -96,7 +92,7 @@ export function sampleOutcome(
   if (!output) flags |= FLAG.notRun;
   else if (output.text === null) flags |= FLAG.answerError;
   if (call?.finishReason === "length") flags |= FLAG.truncated;
-  if (call?.refusal) flags |= FLAG.refused;
+  if (call && isRefused(call)) flags |= FLAG.refused;
   if (scores.some((s) => !s.valid && !isHumanScorer(s.scorer))) flags |= FLAG.judgeError;
   if (scores.some(extractionFailed)) flags |= FLAG.extractionFailure;
   if (scores.some((s) => isHumanScorer(s.scorer))) flags |= FLAG.humanRated;
