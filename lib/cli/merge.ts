@@ -232,6 +232,12 @@ export async function mergeCommand(args: string[]): Promise<number> {
         "shards; the first shard's reply is stored, each answer keeps the text it got",
     );
   }
+  if (counts.differingShapes.length) {
+    console.log(
+      `  note: the shards put requests on the wire differently for ${counts.differingShapes.join(", ")}; ` +
+        "the manifest's request_shapes records each shard's shape (by_shard)",
+    );
+  }
   console.log(`  outputs: ${values.out}`);
   if (failures > 0) {
     console.error(

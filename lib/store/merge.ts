@@ -2,8 +2,9 @@
  * Merging the run stores of a sharded run (`--shard I/N`) into one: the shards must be shards of the same run
  * (same manifest identity and conditions, same N, each of 1..N exactly once; they may have been served from
  * different addresses), and no sample may have been answered or scored differently in two of them. The merged
- * store holds every sample in the one-machine order, every call, output and score, and every event tagged with
- * the shard that logged it.
+ * store holds every sample in the one-machine order, every call, output and score, every event tagged with
+ * the shard that logged it, and how each role's requests went on the wire in every shard (`request_shapes`,
+ * see {@linkcode mergeRequestShapes}).
  * @module
  */
 import { ConfigError } from "../core/errors.ts";
@@ -48,6 +49,11 @@ export interface MergeCounts {
    * the first shard's is kept; each shard's outputs keep the text they got.
    */
   differingCalls: string[];
+  /**
+   * Roles and models (`ROLE MODEL`) whose requests the shards put on the wire differently: the merged
+   * manifest's `request_shapes` records each shard's shape for them (see {@linkcode mergeRequestShapes}).
+   */
+  differingShapes: string[];
 }
 
 /** Returns `I/N`. */
@@ -241,9 +247,68 @@ export function checkShardSet(shards: readonly ShardRun[]): void {
   }
 }
 
-/** Returns the manifest of the merged run: the first shard's without its shard, and where it came from. */
-function mergedManifest(shards: readonly ShardRun[]): Record<string, unknown> {
-  const { shard: _shard, ...manifest } = shards[0].manifest;
+/** A role's requests to one model that shards put on the wire differently: each shard's shape, by `I/N`. */
+export interface ShapesByShard {
+  /** The shape each shard that sent such requests recorded, by its label `I/N`, in shard order. */
+  by_shard: Record<string, unknown>;
+}
+
+/** The merged run's `request_shapes`, by role and model, and the roles and models the shards differ on. */
+export interface MergedShapes {
+  /** By role, then model: the shape the shards recorded, or {@linkcode ShapesByShard} where they differ. */
+  shapes: Record<string, Record<string, unknown>>;
+  /** `ROLE MODEL` of each entry whose shape differs between shards, in the order first met. */
+  differing: string[];
+}
+
+/**
+ * Returns the `request_shapes` of the merged run: the union over `shards` (in shard order) of what each
+ * recorded, by role and model (a shard that sent a role no request to a model recorded nothing for it). Where
+ * every shard that recorded a shape for a role and model recorded the same one, that shape is kept as it is;
+ * where two differ (e.g. shards served by different servers, one of which refused `seed`), the entry is
+ * `{by_shard: {"I/N": shape, ...}}` with each of those shards' shapes under its label, so a reader expecting
+ * one shape finds none rather than one that holds for only some of the samples, and the entry is listed in
+ * `differing`. Such a run is merged, not refused: each shard's answers are what its requests got.
+ */
+export function mergeRequestShapes(shards: readonly ShardRun[]): MergedShapes {
+  const seen = new Map<string, { role: string; model: string; byShard: Map<string, unknown> }>();
+  for (const run of shards) {
+    const recorded = run.manifest.request_shapes;
+    if (!isRecord(recorded)) continue;
+    for (const [role, models] of Object.entries(recorded)) {
+      if (!isRecord(models)) continue;
+      for (const [model, shape] of Object.entries(models)) {
+        const key = stableStringify([role, model]);
+        const entry = seen.get(key) ?? { role, model, byShard: new Map() };
+        seen.set(key, entry);
+        entry.byShard.set(label(run.shard), shape);
+      }
+    }
+  }
+  const shapes: Record<string, Record<string, unknown>> = {};
+  const differing: string[] = [];
+  for (const { role, model, byShard } of seen.values()) {
+    const distinct = new Set([...byShard.values()].map((shape) => stableStringify(shape)));
+    const [first] = byShard.values();
+    if (distinct.size > 1) differing.push(`${role} ${model}`);
+    shapes[role] = {
+      ...shapes[role],
+      [model]: distinct.size > 1 ? { by_shard: Object.fromEntries(byShard) } satisfies ShapesByShard : first,
+    };
+  }
+  return { shapes, differing };
+}
+
+/**
+ * Returns the manifest of the merged run: the first shard's without its shard, the ratings summed, the
+ * request shapes of every shard (`shapes`), and where it came from.
+ */
+function mergedManifest(
+  shards: readonly ShardRun[],
+  shapes: Record<string, Record<string, unknown>>,
+): Record<string, unknown> {
+  const { shard: _shard, request_shapes: _shapes, ...manifest } = shards[0].manifest;
+  if (Object.keys(shapes).length) manifest.request_shapes = shapes;
   for (const key of Object.keys(manifest).filter((k) => k.startsWith("ratings:"))) {
     const total = shards.reduce(
       (sum, s) => sum + Number((s.manifest[key] as { ratings?: number })?.ratings ?? 0),
@@ -308,10 +373,11 @@ function firstTime(seen: Seen, key: string, value: unknown, run: ShardRun, what:
 
 /**
  * Writes the run store at `path` (which must not exist) from `shards` (checked with {@linkcode checkShardSet}):
- * the merged manifest, `samples` (the whole run, in the one-machine order), every call (one per key), the
- * outputs and scores of each condition in `conditions` order, and every event, oldest first, tagged with its
- * shard. A sample answered or scored in two shards with different results is a {@linkcode ConfigError}, and
- * leaves no store behind. The store is closed when this returns.
+ * the merged manifest (with every shard's request shapes, {@linkcode mergeRequestShapes}), `samples` (the
+ * whole run, in the one-machine order), every call (one per key), the outputs and scores of each condition in
+ * `conditions` order, and every event, oldest first, tagged with its shard. A sample answered or scored in two
+ * shards with different results is a {@linkcode ConfigError}, and leaves no store behind. The store is closed
+ * when this returns.
  */
 export function mergeStores(
   path: string,
@@ -327,11 +393,14 @@ export function mergeStores(
     scores: 0,
     events: 0,
     differingCalls: [],
+    differingShapes: [],
   };
+  const shapes = mergeRequestShapes(sorted);
+  counts.differingShapes = shapes.differing;
   const merged = new RunStore(path);
   let finished = false;
   try {
-    merged.setManifest(mergedManifest(sorted));
+    merged.setManifest(mergedManifest(sorted, shapes.shapes));
     merged.putSamples(order.samples);
     for (const { store } of sorted) {
       for (const call of store.eachCall()) {
@@ -373,7 +442,10 @@ export function mergeStores(
       merged.logEvent(event.kind, { shard: event.shard, logged_at: event.at, ...detail });
     }
     counts.events = events.length;
-    merged.logEvent("merged", { shards: sorted.map((s) => ({ shard: label(s.shard), dir: s.dir })) });
+    merged.logEvent("merged", {
+      shards: sorted.map((s) => ({ shard: label(s.shard), dir: s.dir })),
+      ...(shapes.differing.length ? { differing_request_shapes: shapes.differing } : {}),
+    });
     finished = true;
     return counts;
   } finally {
