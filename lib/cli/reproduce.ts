@@ -148,8 +148,38 @@ async function taskFileAblations(path: string): Promise<string[]> {
 }
 
 /**
- * Plans one benchmark's runs (offline baselines always, real models when configured); writes nothing. A task
- * file's benchmark is named by its path (`taskFile`).
+ * Checks that no two of a benchmark's runs would share a run directory (`runs/reproduce/<benchmark>/<model>`):
+ * a model given in `--models` that is one of the benchmark's offline baselines, a model given twice, or two
+ * names alike once made file-safe (`a/b`, `a_b`; or `A`, `a`, one folder where file names ignore case) is a
+ * {@linkcode ConfigError} naming it. Such runs are refused rather than given directories of their own: the
+ * benchmark's tables name each run's rows and files by its model, so two runs of one model could not be told
+ * apart there, and a stand-in is never placed beside the papers' rows nor compared, which is what `--models` is
+ * for (`deno task eval --model offline:reference --judge NAME` scores a stand-in with a judge of yours).
+ */
+function checkRunDirs(name: string, runs: readonly { model: string; real: boolean }[]): void {
+  const byDir = new Map<string, { model: string; real: boolean }>();
+  for (const run of runs) {
+    const dir = safeName(run.model);
+    // Names that differ only in case share a folder where file names ignore case (macOS, Windows).
+    const earlier = byDir.get(dir.toLowerCase());
+    byDir.set(dir.toLowerCase(), earlier ?? run);
+    if (!earlier) continue;
+    const where = `runs/reproduce/${name}/${dir}`;
+    throw new ConfigError(
+      !earlier.real && earlier.model === run.model
+        ? `--models (MEDEVAL_MODELS): ${run.model} is an offline baseline reproduce runs on ${name} anyway ` +
+          `(${where}); leave it out`
+        : earlier.model === run.model
+        ? `--models (MEDEVAL_MODELS): ${run.model} is given twice`
+        : `--models (MEDEVAL_MODELS): ${earlier.model} and ${run.model} would share the run directory ${where}; ` +
+          "evaluate one of them with deno task eval",
+    );
+  }
+}
+
+/**
+ * Plans one benchmark's runs (offline baselines always, real models when configured), each in a directory of
+ * its own ({@linkcode checkRunDirs}); writes nothing. A task file's benchmark is named by its path (`taskFile`).
  */
 async function planBenchmark(
   name: string,
@@ -187,6 +217,7 @@ async function planBenchmark(
       robustness: task.robustness !== undefined && options.rephraser !== undefined,
     });
   }
+  checkRunDirs(name, runs);
   const planned: BenchmarkPlan["runs"] = [];
   for (const run of runs) {
     const out = `${options.root}/runs/reproduce/${name}/${safeName(run.model)}`;
