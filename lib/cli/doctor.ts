@@ -1,11 +1,15 @@
 /**
  * `deno task doctor`: probes an OpenAI-compatible endpoint (and a judge's) before a long run and prints a
- * one-screen report; lib/providers/doctor/ does the work. Nothing is stored and no key is printed.
+ * one-screen report; lib/providers/doctor/ does the work. With `--benchmark`, the judge is also sent one prompt of
+ * each of the benchmark's judge scorers, built here from the scorer and the shipped sample. Nothing is stored and
+ * no key is printed.
  * @module
  */
 import { ConfigError } from "../core/errors.ts";
+import { judgeMaxTokensFlag, verdictChecks } from "./doctor_verdicts.ts";
 import { requireEnv } from "../pipeline/plan_roles.ts";
 import { resolveBaseUrls } from "../providers/factory.ts";
+import { MAX_TIMEOUT_SECONDS } from "../providers/transport/client_options.ts";
 import { doctorReport } from "../providers/doctor/advice.ts";
 import { doctorText } from "../providers/doctor/format.ts";
 import {
@@ -21,6 +25,9 @@ import { type CommandSpec, commandUsage, parseCommand } from "./args.ts";
 /** Most chat calls `--calls` may ask for. */
 const MAX_CALLS = 50;
 
+/** Request timeout when `--timeout` is not given, in seconds: eval's default. */
+const DEFAULT_TIMEOUT_SECONDS = 120;
+
 /** The flags and help of `doctor`. */
 export const DOCTOR_SPEC = {
   command: "deno task doctor",
@@ -30,9 +37,12 @@ export const DOCTOR_SPEC = {
     "calls agree, whether JSON mode is honoured, where reasoning comes (reasoning_content, reasoning, <think>), " +
     "whether usage is reported, latency p50/p95 and the rate-limit headers; then whether the model's profile " +
     "(data/profiles.json, --profiles) agrees, a ready-to-save profile entry when it does not or none matches, " +
-    "and the eval flags to use. With --judge, the judge's endpoint gets its own section. A parameter the " +
+    "and the eval flags to use. With --judge, the judge's endpoint gets its own section; with --benchmark too, " +
+    "the judge gets one prompt of each of the benchmark's judge scorers (the scorer's own, for a sample of the " +
+    "shipped data) and each line says whether the scorer reads a verdict in the reply. A parameter the " +
     "server refuses is never sent again. Nothing is stored; the key is never printed. Exit code 0 when the " +
-    "endpoints answer, 1 when a chat call fails for good (unreachable, 401, 404), 2 for bad flags.",
+    "endpoints answer (and the verdicts are read), 1 when a chat call fails for good (unreachable, 401, 404) " +
+    "or no verdict is read from the judge, 2 for bad flags.",
   flags: {
     model: { value: "NAME", help: "the served model name to probe (required)" },
     "base-url": { value: "URL", help: "its OpenAI-compatible base URL (default $OPENAI_BASE_URL)" },
@@ -57,9 +67,27 @@ export const DOCTOR_SPEC = {
       help:
         "the judge's Azure OpenAI api-version (default: --api-version when it shares the model's base URL)",
     },
+    benchmark: {
+      value: "B",
+      help:
+        "check that --judge returns verdicts B's judge scorers read: one call each (B as eval takes it: " +
+        "llmeval-med, permedcqa, medgpteval, or a task file)",
+    },
+    "role-opt": {
+      value: "NAME.KEY=VALUE",
+      multiple: true,
+      help:
+        "only judge.max-tokens=N: the judge's token limit in those calls, as in eval (default: the scorer's)",
+    },
     profiles: {
       value: "FILE",
       help: "a profile file laid over data/profiles.json (its entries matched first), as eval --profiles",
+    },
+    timeout: {
+      value: "SECONDS",
+      help:
+        `request timeout, as eval --timeout (default ${DEFAULT_TIMEOUT_SECONDS}, at most ${MAX_TIMEOUT_SECONDS}); ` +
+        "a slow judge's verdict checks need as long as its run's",
     },
     calls: {
       value: "N",
@@ -71,6 +99,8 @@ export const DOCTOR_SPEC = {
   notes: [
     "example: deno task doctor --model Qwen/Qwen2.5-7B-Instruct --base-url http://localhost:8000/v1",
     "example: deno task doctor --model gpt-4o-mini --base-url https://api.openai.com/v1 --judge gpt-4o",
+    "example: deno task doctor --model Qwen/Qwen2.5-7B-Instruct --base-url http://localhost:8000/v1 " +
+    "--judge qwen3:8b --judge-base-url http://localhost:11434/v1 --benchmark llmeval-med",
   ],
 } satisfies CommandSpec;
 
@@ -84,6 +114,18 @@ function callsFlag(value: string | undefined): number {
     );
   }
   return n;
+}
+
+/** Parses `--timeout`: seconds > 0 and at most {@linkcode MAX_TIMEOUT_SECONDS}; returns milliseconds. */
+function timeoutFlag(value: string | undefined): number {
+  if (value === undefined) return DEFAULT_TIMEOUT_SECONDS * 1000;
+  const seconds = value.trim() === "" ? NaN : Number(value);
+  if (!Number.isFinite(seconds) || seconds <= 0 || seconds > MAX_TIMEOUT_SECONDS) {
+    throw new ConfigError(
+      `--timeout expects a number > 0 and <= ${MAX_TIMEOUT_SECONDS}, got "${value}"`,
+    );
+  }
+  return seconds * 1000;
 }
 
 /** Returns the one base URL of `given` (else `$OPENAI_BASE_URL`); doctor probes one endpoint per role. */
@@ -109,7 +151,10 @@ function roleKey(given: string | undefined, flag: string, fallback: string): { e
   return { env, key };
 }
 
-/** `doctor`: parses the flags, probes, prints the report; returns the exit code (1 when a chat call failed). */
+/**
+ * `doctor`: parses the flags, probes, prints the report; returns the exit code (1 when a chat call failed or a
+ * verdict check read no verdict).
+ */
 export async function doctorCommand(args: string[]): Promise<number> {
   const { values, positionals, help } = parseCommand(DOCTOR_SPEC, args);
   if (help) {
@@ -128,9 +173,22 @@ export async function doctorCommand(args: string[]): Promise<number> {
   if (!values.judge && judgeOnly) {
     throw new ConfigError(`--${judgeOnly} needs --judge NAME (the judge model to probe)`);
   }
+  if (values.benchmark !== undefined && !values.judge) {
+    throw new ConfigError("--benchmark needs --judge NAME (the judge whose verdicts are checked)");
+  }
+  const judgeMaxTokens = judgeMaxTokensFlag(values["role-opt"]);
+  if (judgeMaxTokens !== undefined && values.benchmark === undefined) {
+    throw new ConfigError(
+      "--role-opt judge.max-tokens needs --benchmark NAME (it sets the verdict checks' limit)",
+    );
+  }
   const calls = callsFlag(values.calls);
+  const timeoutMs = timeoutFlag(values.timeout);
   const baseUrl = oneBaseUrl(values["base-url"], "--model", "--base-url");
   const table = await loadProfiles(values.profiles);
+  const checks = values.benchmark !== undefined
+    ? await verdictChecks(values.benchmark, judgeMaxTokens)
+    : undefined;
   const modelKey = roleKey(values["api-key-env"], "api-key-env", "OPENAI_API_KEY");
   const targets: ProbeTarget[] = [{
     role: "model",
@@ -140,6 +198,7 @@ export async function doctorCommand(args: string[]): Promise<number> {
     apiKeyEnv: modelKey.env,
     apiVersion: values["api-version"],
     calls,
+    timeoutMs,
   }];
   if (values.judge) {
     const judgeKey = roleKey(
@@ -159,15 +218,21 @@ export async function doctorCommand(args: string[]): Promise<number> {
       apiKey: judgeKey.key,
       apiKeyEnv: judgeKey.env,
       calls,
+      timeoutMs,
+      ...(checks ? { verdictChecks: checks } : {}),
     });
   }
   const observations = [];
   for (const target of targets) observations.push(await probeEndpoint(target));
-  const report = doctorReport(observations, table, values.profiles);
+  const report = doctorReport(observations, table, values.profiles, judgeMaxTokens);
   console.log(redact(values.json ? JSON.stringify(report, null, 2) : doctorText(report)));
   for (const endpoint of report.endpoints) {
-    if (!endpoint.chat.ok) {
-      console.error(redact(`error: ${endpoint.role} ${endpoint.endpoint}: ${endpoint.chat.detail}`));
+    const where = `error: ${endpoint.role} ${endpoint.endpoint}`;
+    if (!endpoint.chat.ok) console.error(redact(`${where}: ${endpoint.chat.detail}`));
+    for (const verdict of endpoint.verdicts ?? []) {
+      if (verdict.status !== "read") {
+        console.error(redact(`${where}: ${verdict.benchmark} ${verdict.scorer}: ${verdict.detail}`));
+      }
     }
   }
   return report.usable ? 0 : 1;

@@ -92,8 +92,15 @@ interface Judging<V> {
   lastReply: string;
 }
 
-/** Returns the verdict in `reply`, validated, or `null`. */
-function validVerdict<V>(spec: JudgeScorerSpec<V>, reply: string): V | null {
+/** A judge's token limit when neither the user (`--role-opt judge.max-tokens=N`) nor the scorer sets one. */
+export const DEFAULT_JUDGE_MAX_TOKENS = 1024;
+
+/**
+ * Returns the verdict `spec` reads in a judge's reply (its reader, default the first JSON object, on what follows
+ * any reasoning; then its schema), or `null` when the reply holds none: how a run and `doctor --benchmark` read
+ * a judge's reply.
+ */
+export function validVerdict<V>(spec: JudgeScorerSpec<V>, reply: string): V | null {
   // Whatever the reader, a reasoning model's thinking is not part of its verdict.
   const candidate = (spec.read ?? jsonObjectIn)(afterReasoning(reply));
   if (candidate === undefined || candidate === null) return null;
@@ -125,7 +132,7 @@ async function judgeOnce<V>(
       repeat: run * 100 + attempt,
       seed: base + (run - 1) + 1000 * (attempt - 1),
       // A limit the user set for the role (`--role-opt judge.max-tokens=N`) wins over the scorer's own.
-      maxTokens: ctx.defaults(role).maxTokens ?? spec.maxTokens ?? 1024,
+      maxTokens: ctx.defaults(role).maxTokens ?? spec.maxTokens ?? DEFAULT_JUDGE_MAX_TOKENS,
       jsonMode: spec.jsonMode ?? true,
       answer,
     });

@@ -13,6 +13,7 @@ import type { Task } from "../core/task.ts";
 import { ablationsFor } from "../ablations/condition.ts";
 import { ROLE_KEYS, type RoleConfig, roleDefault } from "./role_keys.ts";
 import { DEFAULT_CONCURRENCY } from "../providers/types.ts";
+import { MAX_TIMEOUT_SECONDS } from "../providers/transport/client_options.ts";
 
 /** One setting of `deno task eval`. */
 export interface EvalOption {
@@ -260,9 +261,12 @@ const OPTION_TABLE = [
     value: "SECONDS",
     min: 0,
     exclusiveMin: true,
+    // A timer holds at most 2^31 - 1 ms; a longer timeout would fire at once and fail every request.
+    max: MAX_TIMEOUT_SECONDS,
     scope: "common",
     section: "run",
-    help: "request timeout (default 120)",
+    help: `request timeout (default 120, at most ${MAX_TIMEOUT_SECONDS}, about 24.8 days: ` +
+      "the longest a timer can wait)",
   },
   {
     flag: "max-retries",
@@ -291,6 +295,8 @@ const OPTION_TABLE = [
     value: "SECONDS",
     min: 0,
     exclusiveMin: true,
+    // The poll is a timer too: above 2^31 - 1 ms it would fire at once, polling without pause.
+    max: MAX_TIMEOUT_SECONDS,
     scope: "common",
     section: "run",
     help: "how often --batch checks its batches (default 30)",

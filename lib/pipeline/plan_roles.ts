@@ -16,6 +16,7 @@ import type { Solver, Task } from "../core/task.ts";
 import { OFFLINE_JUDGES, OFFLINE_ROLES, STAND_INS } from "../benchmarks/stand_ins.ts";
 import { createProvider, providerAddresses, type ProviderSettings } from "../providers/factory.ts";
 import type { ProfileTable } from "../providers/transport/profiles.ts";
+import { timerDelayMs } from "../providers/transport/client_options.ts";
 import { batchRoleProviders } from "../providers/batch/batch.ts";
 import type { ChatProvider } from "../providers/types.ts";
 import type { RolePlan } from "./roles.ts";
@@ -56,7 +57,10 @@ export function requireEnv(flag: string, names: string): void {
   }
 }
 
-/** Request timeout of every role, in milliseconds (default 120 s). */
+/**
+ * Request timeout of every role, in milliseconds (default 120 s); `--timeout` is checked against its maximum
+ * before planning, and the transport caps what it arms a timer with.
+ */
 function timeoutMs(config: EvalConfig): number {
   return (config.timeoutSeconds ?? 120) * 1000;
 }
@@ -315,7 +319,10 @@ export function planRoles(
     ...[...planned.values()].filter((p) => p.name !== "model" && p.name !== "embed"),
     ...(planned.has("embed") ? [planned.get("embed")!] : []),
   ];
-  if (config.batch) batchRoleProviders(plans, { pollMs: (config.batchPollSeconds ?? 30) * 1000 });
+  // The batch provider arms a setTimeout with the poll: capped at 2^31 - 1 ms, past which it would fire at once
+  // (--batch-poll-seconds is refused above that before planning; this holds for any other caller).
+  const pollMs = timerDelayMs((config.batchPollSeconds ?? 30) * 1000);
+  if (config.batch) batchRoleProviders(plans, { pollMs });
   const byRole = Object.fromEntries(
     plans.filter((p) => endpoints[p.name]).map((p) => [p.name, endpoints[p.name]]),
   );

@@ -63,7 +63,7 @@ export interface ProfileFile {
 
 /** The whole report of `deno task doctor`. */
 export interface DoctorReport {
-  /** `true` when every endpoint answered a chat call. */
+  /** `true` when every endpoint answered a chat call and every verdict check (`--benchmark`) read its verdict. */
   usable: boolean;
   /** The model's endpoint, then the judge's when given. */
   endpoints: EndpointReport[];
@@ -175,8 +175,20 @@ export function endpointNotes(observation: EndpointObservation): string[] {
   return notes;
 }
 
-/** Returns the flags of `deno task eval` for the observed endpoints (model first, then the judge). */
-export function evalFlags(endpoints: readonly EndpointReport[], profilesFlag: string | undefined): string[] {
+/** Returns `true` when the endpoint answered and every verdict check on it read its verdict. */
+export function endpointUsable(endpoint: EndpointObservation): boolean {
+  return endpoint.chat.ok && (endpoint.verdicts ?? []).every((v) => v.status === "read");
+}
+
+/**
+ * Returns the flags of `deno task eval` for the observed endpoints (model first, then the judge); `judgeMaxTokens`
+ * is the judge's token limit doctor was given (`--role-opt judge.max-tokens=N`), repeated for eval.
+ */
+export function evalFlags(
+  endpoints: readonly EndpointReport[],
+  profilesFlag: string | undefined,
+  judgeMaxTokens?: number,
+): string[] {
   const flags: string[] = [];
   const model = endpoints.find((e) => e.role === "model");
   for (const endpoint of endpoints) {
@@ -193,6 +205,7 @@ export function evalFlags(endpoints: readonly EndpointReport[], profilesFlag: st
     if (!judge && endpoint.chat.ok && needsRoom(endpoint)) {
       flags.push("--max-tokens", String(REASONING_MAX_TOKENS));
     }
+    if (judge && judgeMaxTokens !== undefined) flags.push("--role-opt", `judge.max-tokens=${judgeMaxTokens}`);
   }
   if (profilesFlag) flags.push("--profiles", profilesFlag);
   return flags;
@@ -200,12 +213,13 @@ export function evalFlags(endpoints: readonly EndpointReport[], profilesFlag: st
 
 /**
  * Builds the report of the observed endpoints against the profile `table`; `profilesPath` is the `--profiles`
- * file given, if any (suggested entries go into it, first).
+ * file given, if any (suggested entries go into it, first); `judgeMaxTokens` the judge's token limit given.
  */
 export function doctorReport(
   observations: readonly EndpointObservation[],
   table: ProfileTable,
   profilesPath?: string,
+  judgeMaxTokens?: number,
 ): DoctorReport {
   const endpoints: EndpointReport[] = observations.map((observation) => ({
     ...observation,
@@ -223,10 +237,10 @@ export function doctorReport(
     : null;
   const path = profilesPath ?? SUGGESTED_PROFILES_FILE;
   return {
-    usable: endpoints.every((e) => e.chat.ok),
+    usable: endpoints.every(endpointUsable),
     endpoints,
     profileFile,
     profilesPath: path,
-    evalFlags: evalFlags(endpoints, profileFile || profilesPath ? path : undefined),
+    evalFlags: evalFlags(endpoints, profileFile || profilesPath ? path : undefined, judgeMaxTokens),
   };
 }

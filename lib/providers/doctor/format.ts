@@ -1,6 +1,7 @@
 /**
- * The one-screen text of `deno task doctor`: one section per endpoint (each probe on one line, the profile
- * check, notes), then whether the endpoints can be used, the profile entries to save and the eval flags.
+ * The one-screen text of `deno task doctor`: one section per endpoint (each probe on one line, the judge's
+ * verdict checks, the profile check, notes), then whether the endpoints can be used, the profile entries to save
+ * and the eval flags.
  * @module
  */
 import type { DoctorReport, EndpointReport, ProfileFile, ProfileVerdict } from "./advice.ts";
@@ -82,6 +83,14 @@ export function endpointText(endpoint: EndpointReport): string[] {
     ),
     line("rate limits", rateLimitText(endpoint.rateLimits)),
   );
+  for (const verdict of endpoint.verdicts ?? []) {
+    lines.push(line("verdict", `${verdict.benchmark} ${verdict.scorer}: ${verdict.detail}`));
+  }
+  if (endpoint.role === "judge" && !endpoint.verdicts) {
+    lines.push(
+      line("verdict", "not checked: --benchmark NAME sends one prompt of each of its judge scorers"),
+    );
+  }
   if (endpoint.profile) lines.push(line("profile", profileText(endpoint.profile)));
   for (const note of endpoint.notes) lines.push(line("note", note));
   return lines;
@@ -92,11 +101,20 @@ export function doctorText(report: DoctorReport): string {
   const lines: string[] = [];
   for (const endpoint of report.endpoints) lines.push(...endpointText(endpoint), "");
   const failed = report.endpoints.filter((e) => !e.chat.ok).map((e) => e.role);
+  const verdicts = report.endpoints.flatMap((e) => e.verdicts ?? []);
+  const unread = verdicts.filter((v) => v.status !== "read").map((v) => `${v.benchmark} ${v.scorer}`);
   if (!report.usable) {
-    lines.push(`not usable: the chat call of the ${failed.join(" and ")} failed (see above)`);
+    const reasons = [
+      ...(failed.length ? [`the chat call of the ${failed.join(" and ")} failed`] : []),
+      ...(unread.length ? [`no verdict was read from the judge for ${unread.join(", ")}`] : []),
+    ];
+    lines.push(`not usable: ${reasons.join("; ")} (see above)`);
     return lines.join("\n");
   }
-  lines.push(`usable: ${report.endpoints.length === 1 ? "the endpoint answers" : "both endpoints answer"}`);
+  const read = verdicts.length ? `, and the judge's ${verdicts[0].benchmark} verdicts were read` : "";
+  lines.push(
+    `usable: ${report.endpoints.length === 1 ? "the endpoint answers" : "both endpoints answer"}${read}`,
+  );
   if (report.profileFile) {
     lines.push(
       `profile entries to save as ${report.profilesPath} (put them first in it if it exists; ` +

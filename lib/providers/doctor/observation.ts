@@ -4,6 +4,7 @@
  * `format.ts`. Holds no key: only the name of the variable the key came from.
  * @module
  */
+import type { NamedValue } from "../../core/records.ts";
 
 /** Whether `/models` answered and listed the model. */
 export interface ModelsFinding {
@@ -56,6 +57,36 @@ export type ReasoningStatus = "reasoning_content" | "reasoning" | "think tags" |
 /** Whether the replies carried `usage`. */
 export type UsageStatus = "present" | "partial" | "missing";
 
+/**
+ * What came of one verdict check (`--benchmark`): `read` (the scorer's own reader found a valid verdict in the
+ * reply), `not read` (a reply came, without a verdict the scorer reads), `failed` (the call itself failed).
+ */
+export type VerdictStatus = "read" | "not read" | "failed";
+
+/** One judge scorer's verdict check: its one request to the judge, and whether the verdict was read. */
+export interface VerdictFinding {
+  /** The benchmark's name. */
+  benchmark: string;
+  /** The judge scorer's name (as its scores are stored), e.g. `judge`, `medjudge`, `medical`. */
+  scorer: string;
+  /** The id of the shipped sample the prompt was built from. */
+  sample: string;
+  /** Whether the verdict was read. */
+  status: VerdictStatus;
+  /** The verdict's primary value, when read. */
+  value?: number | null;
+  /** The verdict's further values by name, when read (rubric fields). */
+  values?: Record<string, NamedValue>;
+  /** The token limit the request asked for. */
+  maxTokens: number;
+  /** The reply's `finish_reason`. */
+  finishReason?: string;
+  /** The first characters of the reply, whitespace collapsed, when no verdict was read. */
+  replyStart?: string;
+  /** One line for people. */
+  detail: string;
+}
+
 /** Latency of the successful chat calls. */
 export interface LatencyFinding {
   /** Successful chat calls measured. */
@@ -104,6 +135,8 @@ export interface EndpointObservation {
   latency: LatencyFinding;
   /** The rate-limit headers last seen (`x-ratelimit-*`, `retry-after`), by lower-case name. */
   rateLimits: Record<string, string>;
-  /** HTTP requests sent (refused ones included). */
+  /** HTTP requests sent (refused ones included, verdict checks included). */
   requests: number;
+  /** The verdict checks of `--benchmark`, one per judge scorer (the judge only; absent when not asked). */
+  verdicts?: VerdictFinding[];
 }

@@ -8,6 +8,7 @@
  * @module
  */
 import OpenAI from "openai";
+import type { ChatMessage } from "../../core/chat.ts";
 import { closestName } from "../../core/closest.ts";
 import { quantileSorted } from "../../stats/bootstrap.ts";
 import { endpointClientOptions } from "../transport/client_options.ts";
@@ -28,6 +29,7 @@ import type {
   TokenLimitStatus,
   UsageStatus,
 } from "./observation.ts";
+import { checkVerdicts, type VerdictCheck, type VerdictReply } from "./verdict_check.ts";
 
 /** What to probe: one endpoint serving one model. */
 export interface ProbeTarget {
@@ -45,10 +47,12 @@ export interface ProbeTarget {
   apiVersion?: string;
   /** Successful chat calls to make in all, probes included (default {@linkcode DEFAULT_PROBE_CALLS}). */
   calls?: number;
-  /** Timeout of each request, in milliseconds (default 60 000). */
+  /** Timeout of each request, in milliseconds (default 120 000, as a run's). */
   timeoutMs?: number;
   /** Waits before a failed request is tried again (default: a timer). */
   wait?: (ms: number) => Promise<void>;
+  /** Verdict checks (`--benchmark`) sent after the probes, in the shape they learned; none by default. */
+  verdictChecks?: readonly VerdictCheck[];
 }
 
 /** The chat calls the probes themselves make: plain, temperature, seed twice, JSON mode. */
@@ -87,6 +91,8 @@ interface ProbeReply {
   servedModel?: string;
   /** The message field that carried reasoning, if any. */
   reasoningField?: "reasoning_content" | "reasoning";
+  /** The reasoning that field carried. */
+  reasoning?: string;
   /** `<think>` appeared in the content. */
   thinkTags: boolean;
   /** The completion carried `usage` with token counts. */
@@ -149,6 +155,7 @@ function readReply(completion: unknown, latencyMs: number): ProbeReply | undefin
     finishReason: choice.finish_reason ?? undefined,
     servedModel: data.model,
     reasoningField,
+    ...(reasoningField ? { reasoning: message[reasoningField] as string } : {}),
     thinkTags: /<think>/i.test(text),
     usage: typeof data.usage?.prompt_tokens === "number" && typeof data.usage?.completion_tokens === "number",
     latencyMs: Math.round(latencyMs),
@@ -191,13 +198,20 @@ class ProbeSession {
     }
   }
 
-  /** The body of a chat call with `prompt` and the `extra` fields, less every parameter refused so far. */
-  body(prompt: string, extra: Record<string, unknown>): Record<string, unknown> {
+  /**
+   * The body of a chat call with `prompt` (a user message, or the messages) and the `extra` fields, less every
+   * parameter refused so far, asking for at most `maxTokens` new tokens.
+   */
+  body(
+    prompt: string | readonly ChatMessage[],
+    extra: Record<string, unknown>,
+    maxTokens = PROBE_MAX_TOKENS,
+  ): Record<string, unknown> {
     const body: Record<string, unknown> = {
       model: this.model,
-      messages: [{ role: "user", content: prompt }],
+      messages: typeof prompt === "string" ? [{ role: "user", content: prompt }] : prompt,
     };
-    if (this.tokenLimit) body[this.tokenLimit] = PROBE_MAX_TOKENS;
+    if (this.tokenLimit) body[this.tokenLimit] = maxTokens;
     for (const [key, value] of Object.entries(extra)) if (!this.refused.has(key)) body[key] = value;
     return body;
   }
@@ -215,10 +229,14 @@ class ProbeSession {
    * Sends one chat call: a refused parameter is learned and the call sent again without it; a failure worth
    * another attempt (429, 5xx, timeout, broken connection) is tried once more.
    */
-  async chat(prompt: string, extra: Record<string, unknown> = {}): Promise<ProbeAttempt> {
+  async chat(
+    prompt: string | readonly ChatMessage[],
+    extra: Record<string, unknown> = {},
+    maxTokens?: number,
+  ): Promise<ProbeAttempt> {
     let retried = false;
     for (;;) {
-      const body = this.body(prompt, extra);
+      const body = this.body(prompt, extra, maxTokens);
       const started = performance.now();
       this.requests++;
       try {
@@ -382,12 +400,35 @@ function usageFinding(replies: readonly ProbeReply[]): Finding<UsageStatus> {
   };
 }
 
+/**
+ * Sends one verdict check's request as a run's first judging would go: the scorer's messages, token limit, seed
+ * and JSON mode, less what the server refused to the probes.
+ */
+async function sendVerdictCheck(session: ProbeSession, check: VerdictCheck): Promise<VerdictReply> {
+  const extra = {
+    seed: check.seed,
+    ...(check.jsonMode ? { response_format: { type: "json_object" } } : {}),
+  };
+  const attempt = await session.chat(check.messages, extra, check.maxTokens);
+  if (!attempt.ok) return { ok: false, detail: redact(attempt.error.message) };
+  const { reply } = attempt;
+  return {
+    ok: true,
+    text: reply.text,
+    ...(reply.finishReason ? { finishReason: reply.finishReason } : {}),
+    ...(reply.reasoningField && reply.reasoning
+      ? { reasoning: { field: reply.reasoningField, text: reply.reasoning } }
+      : {}),
+    tokenLimit: session.tokenLimit,
+  };
+}
+
 /** Probes one endpoint; never throws for what the server answers (failures are in the observation). */
 export async function probeEndpoint(target: ProbeTarget): Promise<EndpointObservation> {
   const client = new OpenAI(endpointClientOptions({
     baseURL: target.baseUrl,
     apiKey: target.apiKey,
-    timeoutMs: target.timeoutMs ?? 60_000,
+    timeoutMs: target.timeoutMs ?? 120_000,
     apiVersion: target.apiVersion,
   }));
   const wait = target.wait ?? ((ms: number) => new Promise<void>((done) => setTimeout(done, ms)));
@@ -442,7 +483,12 @@ export async function probeEndpoint(target: ProbeTarget): Promise<EndpointObserv
   for (let extra = 0; extra < calls && session.replies.length < calls; extra++) {
     if (!(await session.chat(PLAIN_PROMPT)).ok) break;
   }
-  const sorted = session.replies.map((r) => r.latencyMs).sort((a, b) => a - b);
+  // The verdict checks' replies count in no probe figure (latency, usage, cut replies); their requests count.
+  const replies = [...session.replies];
+  const verdicts = target.verdictChecks
+    ? await checkVerdicts(target.verdictChecks, (check) => sendVerdictCheck(session, check))
+    : undefined;
+  const sorted = replies.map((r) => r.latencyMs).sort((a, b) => a - b);
   return {
     ...base,
     models,
@@ -459,9 +505,9 @@ export async function probeEndpoint(target: ProbeTarget): Promise<EndpointObserv
     temperature,
     seed,
     jsonMode,
-    reasoning: reasoningFinding(session.replies),
-    usage: usageFinding(session.replies),
-    cutReplies: session.replies.filter((r) => r.finishReason === "length").length,
+    reasoning: reasoningFinding(replies),
+    usage: usageFinding(replies),
+    cutReplies: replies.filter((r) => r.finishReason === "length").length,
     latency: {
       calls: sorted.length,
       p50Ms: Math.round(quantileSorted(sorted, 0.5)),
@@ -469,5 +515,6 @@ export async function probeEndpoint(target: ProbeTarget): Promise<EndpointObserv
     },
     rateLimits: session.rateLimits,
     requests: session.requests,
+    ...(verdicts ? { verdicts } : {}),
   };
 }

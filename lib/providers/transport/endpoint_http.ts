@@ -9,7 +9,7 @@
  * event loop, so a finished call's slot is handed on sooner. Batch files, batches and `doctor` keep the client.
  * @module
  */
-import type { EndpointClientSettings } from "./client_options.ts";
+import { type EndpointClientSettings, timerDelayMs } from "./client_options.ts";
 
 /** An error answer (any status outside 2xx), read as the npm:openai client reads it. */
 export class EndpointHttpError extends Error {
@@ -113,7 +113,10 @@ export interface JsonAnswer {
   headers: Headers;
 }
 
-/** Posts JSON bodies to the paths of one endpoint (base URL, key, timeout, Azure's `api-version`). */
+/**
+ * Posts JSON bodies to the paths of one endpoint (base URL, key, timeout, Azure's `api-version`); a timeout
+ * above 2^31 - 1 ms is capped there.
+ */
 export class EndpointHttp {
   readonly #base: string;
   readonly #query: string;
@@ -147,7 +150,9 @@ export class EndpointHttp {
       ...(project ? { "openai-project": project } : {}),
       ...(settings.apiVersion ? { "api-key": apiKey } : {}),
     };
-    this.#timeoutMs = settings.timeoutMs ?? 120_000;
+    // Capped at 2^31 - 1 ms (about 24.8 days): setTimeout fires at once for a longer delay, which would time
+    // out every request the moment it is sent. Flags are refused above the cap before anything is sent.
+    this.#timeoutMs = timerDelayMs(settings.timeoutMs ?? 120_000);
   }
 
   /**
