@@ -434,9 +434,33 @@ Deno.test("doctor: a judge gets its own section, its key from its own variable",
   });
 });
 
-Deno.test("doctor: bad flags end with exit 2 and one line", async () => {
+Deno.test("doctor: bad flags end with exit 2 and one line, before any request", async () => {
   const url = "http://127.0.0.1:9/v1";
+  const base = ["doctor", "--model", "m", "--base-url", url];
   const cases: [string[], string][] = [
+    [[...base, "--benchmark", "llmeval-med"], "--benchmark needs --judge NAME"],
+    [
+      [...base, "--judge", "j", "--benchmark", "climedbench"],
+      "--benchmark climedbench: it has no judge scorer",
+    ],
+    [
+      [...base, "--judge", "j", "--benchmark", "no-such-bench"],
+      '--benchmark: unknown benchmark "no-such-bench"',
+    ],
+    [[...base, "--timeout", "3000000"], '--timeout expects a number > 0 and <= 2147483, got "3000000"'],
+    [[...base, "--timeout", "0"], '--timeout expects a number > 0 and <= 2147483, got "0"'],
+    [
+      [...base, "--judge", "j", "--benchmark", "llmeval-med", "--role-opt", "judge.temperature=0"],
+      '--role-opt: doctor takes judge.max-tokens=N only (N >= 1, the judge\'s token limit), got "judge.temperature=0"',
+    ],
+    [
+      [...base, "--judge", "j", "--benchmark", "llmeval-med", "--role-opt", "judge.max-tokens=0"],
+      "--role-opt: doctor takes judge.max-tokens=N only",
+    ],
+    [
+      [...base, "--judge", "j", "--role-opt", "judge.max-tokens=2048"],
+      "--role-opt judge.max-tokens needs --benchmark",
+    ],
     [["doctor", "--model", "m", "--base-url", url, "--jsn"], "unknown option --jsn; did you mean --json?"],
     [["doctor", "--base-url", url], "--model is required"],
     [
