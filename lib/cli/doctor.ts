@@ -9,7 +9,8 @@ import { ConfigError } from "../core/errors.ts";
 import { judgeMaxTokensFlag, verdictChecks } from "./doctor_verdicts.ts";
 import { requireEnv } from "../pipeline/plan_roles.ts";
 import { resolveBaseUrls } from "../providers/factory.ts";
-import { MAX_TIMEOUT_SECONDS } from "../providers/transport/client_options.ts";
+import { DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_SECONDS } from "../providers/transport/client_options.ts";
+import { checkNumber, evalOption } from "../pipeline/eval_options.ts";
 import { doctorReport } from "../providers/doctor/advice.ts";
 import { doctorText } from "../providers/doctor/format.ts";
 import {
@@ -24,9 +25,6 @@ import { type CommandSpec, commandUsage, parseCommand } from "./args.ts";
 
 /** Most chat calls `--calls` may ask for. */
 const MAX_CALLS = 50;
-
-/** Request timeout when `--timeout` is not given, in seconds: eval's default. */
-const DEFAULT_TIMEOUT_SECONDS = 120;
 
 /** The flags and help of `doctor`. */
 export const DOCTOR_SPEC = {
@@ -86,7 +84,9 @@ export const DOCTOR_SPEC = {
     timeout: {
       value: "SECONDS",
       help:
-        `request timeout, as eval --timeout (default ${DEFAULT_TIMEOUT_SECONDS}, at most ${MAX_TIMEOUT_SECONDS}); ` +
+        `request timeout, as eval --timeout (default ${
+          DEFAULT_TIMEOUT_MS / 1000
+        }, at most ${MAX_TIMEOUT_SECONDS}); ` +
         "a slow judge's verdict checks need as long as its run's",
     },
     calls: {
@@ -116,15 +116,12 @@ function callsFlag(value: string | undefined): number {
   return n;
 }
 
-/** Parses `--timeout`: seconds > 0 and at most {@linkcode MAX_TIMEOUT_SECONDS}; returns milliseconds. */
+/** Parses `--timeout` with eval's own check of it (seconds > 0, at most what a timer holds); milliseconds. */
 function timeoutFlag(value: string | undefined): number {
-  if (value === undefined) return DEFAULT_TIMEOUT_SECONDS * 1000;
+  if (value === undefined) return DEFAULT_TIMEOUT_MS;
   const seconds = value.trim() === "" ? NaN : Number(value);
-  if (!Number.isFinite(seconds) || seconds <= 0 || seconds > MAX_TIMEOUT_SECONDS) {
-    throw new ConfigError(
-      `--timeout expects a number > 0 and <= ${MAX_TIMEOUT_SECONDS}, got "${value}"`,
-    );
-  }
+  if (Number.isNaN(seconds)) throw new ConfigError(`--timeout expects a number, got "${value}"`);
+  checkNumber(evalOption("timeout")!, seconds);
   return seconds * 1000;
 }
 

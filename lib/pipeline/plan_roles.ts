@@ -16,7 +16,7 @@ import type { Solver, Task } from "../core/task.ts";
 import { OFFLINE_JUDGES, OFFLINE_ROLES, STAND_INS } from "../benchmarks/stand_ins.ts";
 import { createProvider, providerAddresses, type ProviderSettings } from "../providers/factory.ts";
 import type { ProfileTable } from "../providers/transport/profiles.ts";
-import { timerDelayMs } from "../providers/transport/client_options.ts";
+import { DEFAULT_TIMEOUT_MS, timerDelayMs } from "../providers/transport/client_options.ts";
 import { batchRoleProviders } from "../providers/batch/batch.ts";
 import type { ChatProvider } from "../providers/types.ts";
 import type { RolePlan } from "./roles.ts";
@@ -62,7 +62,7 @@ export function requireEnv(flag: string, names: string): void {
  * before planning, and the transport caps what it arms a timer with.
  */
 function timeoutMs(config: EvalConfig): number {
-  return (config.timeoutSeconds ?? 120) * 1000;
+  return config.timeoutSeconds !== undefined ? config.timeoutSeconds * 1000 : DEFAULT_TIMEOUT_MS;
 }
 
 /** Splits `NAME=VALUE` settings (`--aux`) into a map; errors name the flag. */

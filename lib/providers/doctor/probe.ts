@@ -11,7 +11,7 @@ import OpenAI from "openai";
 import type { ChatMessage } from "../../core/chat.ts";
 import { closestName } from "../../core/closest.ts";
 import { quantileSorted } from "../../stats/bootstrap.ts";
-import { endpointClientOptions } from "../transport/client_options.ts";
+import { DEFAULT_TIMEOUT_MS, endpointClientOptions } from "../transport/client_options.ts";
 import { endpointLabel } from "../transport/openai.ts";
 import { classifyClientError as classifyError } from "../transport/client_errors.ts";
 import { redact } from "../transport/redact.ts";
@@ -47,7 +47,7 @@ export interface ProbeTarget {
   apiVersion?: string;
   /** Successful chat calls to make in all, probes included (default {@linkcode DEFAULT_PROBE_CALLS}). */
   calls?: number;
-  /** Timeout of each request, in milliseconds (default 120 000, as a run's). */
+  /** Timeout of each request, in milliseconds (default {@linkcode DEFAULT_TIMEOUT_MS}, as a run's). */
   timeoutMs?: number;
   /** Waits before a failed request is tried again (default: a timer). */
   wait?: (ms: number) => Promise<void>;
@@ -428,7 +428,7 @@ export async function probeEndpoint(target: ProbeTarget): Promise<EndpointObserv
   const client = new OpenAI(endpointClientOptions({
     baseURL: target.baseUrl,
     apiKey: target.apiKey,
-    timeoutMs: target.timeoutMs ?? 120_000,
+    timeoutMs: target.timeoutMs ?? DEFAULT_TIMEOUT_MS,
     apiVersion: target.apiVersion,
   }));
   const wait = target.wait ?? ((ms: number) => new Promise<void>((done) => setTimeout(done, ms)));

@@ -12,6 +12,9 @@ import type { ClientOptions } from "openai";
  */
 export const MAX_TIMER_MS = 2 ** 31 - 1;
 
+/** A request's timeout when none is set, in milliseconds (two minutes): a run's, and doctor's. */
+export const DEFAULT_TIMEOUT_MS = 120_000;
+
 /** The longest request timeout a user may set, in whole seconds (2147483, about 24.8 days). */
 export const MAX_TIMEOUT_SECONDS = Math.floor(MAX_TIMER_MS / 1000);
 
@@ -30,7 +33,7 @@ export interface EndpointClientSettings {
   baseURL: string;
   /** API key; local servers accept any value. */
   apiKey?: string;
-  /** Request timeout, in milliseconds (default 120 000; above {@linkcode MAX_TIMER_MS} it is capped there). */
+  /** Request timeout, in milliseconds (default {@linkcode DEFAULT_TIMEOUT_MS}; above {@linkcode MAX_TIMER_MS} it is capped there). */
   timeoutMs?: number;
   /** Azure OpenAI's `api-version` (e.g. `2024-10-21`): sent as a query on every request, the key as `api-key`. */
   apiVersion?: string;
@@ -46,7 +49,7 @@ export function endpointClientOptions(settings: EndpointClientSettings): ClientO
     baseURL: settings.baseURL,
     apiKey,
     maxRetries: 0,
-    timeout: timerDelayMs(settings.timeoutMs ?? 120_000),
+    timeout: timerDelayMs(settings.timeoutMs ?? DEFAULT_TIMEOUT_MS),
     ...(settings.apiVersion
       ? { defaultQuery: { "api-version": settings.apiVersion }, defaultHeaders: { "api-key": apiKey } }
       : {}),

@@ -9,7 +9,7 @@
  * event loop, so a finished call's slot is handed on sooner. Batch files, batches and `doctor` keep the client.
  * @module
  */
-import { type EndpointClientSettings, timerDelayMs } from "./client_options.ts";
+import { DEFAULT_TIMEOUT_MS, type EndpointClientSettings, timerDelayMs } from "./client_options.ts";
 
 /** An error answer (any status outside 2xx), read as the npm:openai client reads it. */
 export class EndpointHttpError extends Error {
@@ -152,7 +152,7 @@ export class EndpointHttp {
     };
     // Capped at 2^31 - 1 ms (about 24.8 days): setTimeout fires at once for a longer delay, which would time
     // out every request the moment it is sent. Flags are refused above the cap before anything is sent.
-    this.#timeoutMs = timerDelayMs(settings.timeoutMs ?? 120_000);
+    this.#timeoutMs = timerDelayMs(settings.timeoutMs ?? DEFAULT_TIMEOUT_MS);
   }
 
   /**

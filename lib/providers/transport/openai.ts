@@ -7,7 +7,7 @@ import { EndpointHttp, EndpointHttpError } from "./endpoint_http.ts";
 import { classifyError } from "./classify_error.ts";
 import { redact, registerSecret } from "./redact.ts";
 import { RequestShape } from "./request_shape.ts";
-import type { EndpointClientSettings } from "./client_options.ts";
+import { DEFAULT_TIMEOUT_MS, type EndpointClientSettings } from "./client_options.ts";
 import { type ChoiceLike, readChoice } from "./reply_message.ts";
 import {
   type CallOptions,
@@ -83,7 +83,7 @@ export class OpenAIProvider implements ChatProvider {
     this.#settings = {
       baseURL: config.baseURL,
       apiKey: config.apiKey,
-      timeoutMs: config.timeoutMs ?? 120_000,
+      timeoutMs: config.timeoutMs ?? DEFAULT_TIMEOUT_MS,
       apiVersion: config.apiVersion,
     };
     this.http = new EndpointHttp(this.#settings);
