@@ -524,6 +524,40 @@ Deno.test("pool: x-ratelimit headers on successful answers hold requests back be
   }
 });
 
+Deno.test("pool: a rate-limit reset beyond 24.8 days arms a timer setTimeout can honour, not one that fires at once", async () => {
+  // 9000h: a server's reset this far off (a malformed header, or a quota reset weeks away) is longer than the
+  // 2^31 - 1 ms a timer holds; handed over as is, the timer fires after 1 ms and the pool polls every millisecond.
+  const server = await startFakeServer({
+    headers: () => ({
+      "x-ratelimit-limit-requests": "1",
+      "x-ratelimit-remaining-requests": "0",
+      "x-ratelimit-reset-requests": "9000h",
+    }),
+  });
+  const realSetTimeout = globalThis.setTimeout;
+  try {
+    const pool = new EndpointPool({ model: "m", endpoints: [{ baseURL: server.url }], concurrency: 1 });
+    await pool.complete(question(0));
+    const delays: number[] = [];
+    // Only the pool's own timer is armed while this stub stands: the request waits for the reset, nothing is sent.
+    globalThis.setTimeout = ((_handler: () => void, delay?: number) => {
+      delays.push(delay ?? 0);
+      return 0;
+    }) as unknown as typeof setTimeout;
+    void pool.complete(question(1));
+    // The call reaches the queue after a few microtasks (no timer of any other kind runs before it is queued).
+    for (let i = 0; i < 20 && delays.length === 0; i++) await Promise.resolve();
+    globalThis.setTimeout = realSetTimeout;
+    assertEquals(delays.length, 1, "one timer armed for the reset");
+    assert(delays[0] <= 2 ** 31 - 1, `timer delay ${delays[0]} ms does not fit setTimeout`);
+    assert(delays[0] > 24 * 86_400_000, "the capped timer still waits as long as a timer can");
+    assertEquals(server.requests.length, 1, "the second request waits for the reset");
+  } finally {
+    globalThis.setTimeout = realSetTimeout;
+    await server.close();
+  }
+});
+
 /**
  * Answers every request as it arrives. `clock` stands still while the pool has sent requests that have not yet
  * arrived, so each arrival is stamped with the time the pool sent it (no allowance for transit needed); between

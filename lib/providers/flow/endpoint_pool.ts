@@ -8,7 +8,7 @@
  * rather than holding them forever. The answer records which endpoint served it.
  * @module
  */
-import type { EndpointClientSettings } from "../transport/client_options.ts";
+import { type EndpointClientSettings, timerDelayMs } from "../transport/client_options.ts";
 import {
   Endpoint,
   type EndpointLimits,
@@ -270,7 +270,10 @@ export class EndpointPool implements ChatProvider {
     return best;
   }
 
-  /** Pumps again at `at` (a finishing request pumps anyway, so `Infinity` sets nothing). */
+  /**
+   * Pumps again at `at` (a finishing request pumps anyway, so `Infinity` sets nothing). A time further off than a
+   * timer holds (a reset weeks away) pumps when the longest timer ends, and arms again from there.
+   */
   #arm(at: number, now: number): void {
     if (at === Infinity || (this.#timer !== undefined && this.#timerAt <= at)) return;
     this.#disarm();
@@ -279,7 +282,7 @@ export class EndpointPool implements ChatProvider {
       this.#timer = undefined;
       this.#timerAt = Infinity;
       this.#pump();
-    }, Math.max(0, Math.ceil(at - now)));
+    }, timerDelayMs(Math.max(0, Math.ceil(at - now))));
   }
 
   #disarm(): void {
