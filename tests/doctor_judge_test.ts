@@ -228,6 +228,44 @@ Deno.test("doctor --benchmark: a rubric judge's verdict is read with its fields;
   });
 });
 
+Deno.test("doctor --benchmark: the verdict check sends seed and JSON mode as the judge's profile does (a run's shape)", async () => {
+  const reply = (body: FakeChatBody) =>
+    judgePrompt(body) ? JSON.stringify({ score: 4, reason: "covers the checklist" }) : "Fine.";
+  const dir = await Deno.makeTempDir();
+  try {
+    const profiles = `${dir}/profiles.json`;
+    await Deno.writeTextFile(
+      profiles,
+      JSON.stringify({
+        profiles: [{
+          match: "fake-judge",
+          token_limit: "max_tokens",
+          sampling: ["temperature"],
+          json_mode: false,
+          seed: false,
+        }],
+      }),
+    );
+    const sent = async (extra: string[]) => {
+      let bodies: FakeChatBody[] = [];
+      await withServer({ reply }, async (server) => {
+        const result = await doctor(server, "llmeval-med", extra);
+        assertEquals(result.code, 0, result.stderr);
+        bodies = judgeBodies(server);
+      });
+      assertEquals(bodies.length, 1);
+      const body = bodies[0] as FakeChatBody & Record<string, unknown>;
+      return { seed: "seed" in body, jsonMode: "response_format" in body };
+    };
+    // No profile matches: the default shape sends both (LLMEval-Med's judge asks for JSON).
+    assertEquals(await sent([]), { seed: true, jsonMode: true });
+    // The judge's profile turns both off: a run would send neither, and so does the check.
+    assertEquals(await sent(["--profiles", profiles]), { seed: false, jsonMode: false });
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
 Deno.test("doctor: a judge without --benchmark gets the probes only, and a line saying how to check its verdicts", async () => {
   await withServer({}, async (server) => {
     const result = await doctor(server, undefined);

@@ -13,13 +13,14 @@ import { DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_SECONDS } from "../providers/transport/
 import { checkNumber, evalOption } from "../pipeline/eval_options.ts";
 import { doctorReport } from "../providers/doctor/advice.ts";
 import { doctorText } from "../providers/doctor/format.ts";
+import { asProfileSends } from "../providers/doctor/verdict_check.ts";
 import {
   DEFAULT_PROBE_CALLS,
   PROBE_CHAT_CALLS,
   probeEndpoint,
   type ProbeTarget,
 } from "../providers/doctor/probe.ts";
-import { loadProfiles } from "../providers/transport/profiles.ts";
+import { loadProfiles, profileOf } from "../providers/transport/profiles.ts";
 import { redact, registerSecret } from "../providers/transport/redact.ts";
 import { type CommandSpec, commandUsage, parseCommand } from "./args.ts";
 
@@ -216,7 +217,7 @@ export async function doctorCommand(args: string[]): Promise<number> {
       apiKeyEnv: judgeKey.env,
       calls,
       timeoutMs,
-      ...(checks ? { verdictChecks: checks } : {}),
+      ...(checks ? { verdictChecks: asProfileSends(checks, profileOf(table, values.judge)) } : {}),
     });
   }
   const observations = [];

@@ -402,11 +402,11 @@ function usageFinding(replies: readonly ProbeReply[]): Finding<UsageStatus> {
 
 /**
  * Sends one verdict check's request as a run's first judging would go: the scorer's messages, token limit, seed
- * and JSON mode, less what the server refused to the probes.
+ * and JSON mode (as the judge's profile sends them), less what the server refused to the probes.
  */
 async function sendVerdictCheck(session: ProbeSession, check: VerdictCheck): Promise<VerdictReply> {
   const extra = {
-    seed: check.seed,
+    ...(check.seed !== undefined ? { seed: check.seed } : {}),
     ...(check.jsonMode ? { response_format: { type: "json_object" } } : {}),
   };
   const attempt = await session.chat(check.messages, extra, check.maxTokens);

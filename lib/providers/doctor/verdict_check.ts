@@ -8,6 +8,7 @@
  */
 import type { ChatMessage } from "../../core/chat.ts";
 import type { NamedValue } from "../../core/records.ts";
+import type { ModelProfile } from "../transport/profiles.ts";
 import type { VerdictFinding } from "./observation.ts";
 
 /** What a scorer's reader found in a reply: the verdict's primary value and its further values. */
@@ -32,8 +33,8 @@ export interface VerdictCheck {
   messages: ChatMessage[];
   /** The token limit a run would ask for. */
   maxTokens: number;
-  /** The seed of a run's first judging. */
-  seed: number;
+  /** The seed of a run's first judging; absent when the judge's profile sends none ({@linkcode asProfileSends}). */
+  seed?: number;
   /** Whether the scorer asks for JSON mode. */
   jsonMode: boolean;
   /** Returns the verdict the scorer reads in the reply's content, or `undefined`. */
@@ -53,6 +54,24 @@ export type VerdictReply =
     tokenLimit: string | null;
   }
   | { ok: false; detail: string };
+
+/**
+ * `checks` as a run would send them to a judge of `profile`: without the seed, or without JSON mode, where the
+ * profile turns them off (a run's request shape starts from the judge's profile).
+ */
+export function asProfileSends(
+  checks: readonly VerdictCheck[],
+  profile: Pick<ModelProfile, "seed" | "json_mode">,
+): VerdictCheck[] {
+  return checks.map((check) => {
+    const { seed, ...rest } = check;
+    return {
+      ...rest,
+      ...(profile.seed && seed !== undefined ? { seed } : {}),
+      jsonMode: check.jsonMode && profile.json_mode,
+    };
+  });
+}
 
 /** Characters of a reply shown when no verdict was read. */
 export const REPLY_START_CHARS = 80;
