@@ -20,6 +20,7 @@ import { formatResetDuration, startRateLimitedServer } from "./fake_rate_limit.t
 import { type FakeServer, type FakeServerOptions, startFakeServer } from "./fake_server.ts";
 import { answerWithLatencies, type HeldServer, settle, startHeldServer } from "./held_server.ts";
 import { ManualClock } from "./manual_clock.ts";
+import type { Progress } from "../lib/report/progress.ts";
 import { withTempStore } from "./temp_store.ts";
 import { waitUntil } from "./wait_until.ts";
 
@@ -367,6 +368,68 @@ Deno.test("pool: a benched endpoint that recovers is probed after its cooldown a
   }
 });
 
+/** A progress stand-in that keeps the notes it is given. */
+function noteTaker(): { notes: string[]; progress: Progress } {
+  const notes: string[] = [];
+  return { notes, progress: { note: (text: string) => notes.push(text) } as unknown as Progress };
+}
+
+Deno.test("pool: a wait of a second or more for an endpoint is shown on the progress line, with why (a 429's pause)", async () => {
+  const fakes = await timedFakes({
+    fault: (r) => r.index === 0 ? { status: 429 } : undefined,
+    headers: (r): Record<string, string> => r.index === 0 ? { "retry-after-ms": "1200" } : {},
+  });
+  try {
+    const [server] = fakes.servers;
+    const pool = new EndpointPool({ model: "m", endpoints: [{ baseURL: server.url }], concurrency: 2 });
+    await withTempStore(async (store) => {
+      const { notes, progress } = noteTaker();
+      const caller = new Caller(pool, store, "model", QUICK_RETRIES, progress);
+      await caller.call(question(0));
+      assertEquals(notes.length, 1, notes.join("\n"));
+      assert(
+        /^model waiting 1\.[0-2]s for 127\.0\.0\.1:\d+\/v1: paused after HTTP 429/.test(notes[0]),
+        notes[0],
+      );
+    });
+  } finally {
+    await fakes.close();
+  }
+});
+
+Deno.test("pool: a cap of the user's own is named when it holds calls back; short waits are not shown", async () => {
+  const server = await startFakeServer({});
+  try {
+    const pool = new EndpointPool({
+      model: "m",
+      endpoints: [{ baseURL: server.url }],
+      concurrency: 4,
+      rpm: 1,
+      capWindowMs: 1500,
+    });
+    await withTempStore(async (store) => {
+      const { notes, progress } = noteTaker();
+      const caller = new Caller(pool, store, "model", QUICK_RETRIES, progress);
+      await Promise.all([caller.call(question(0)), caller.call(question(1))]);
+      assertEquals(notes.length, 1, notes.join("\n"));
+      assertStringIncludes(notes[0], ": the --rpm cap");
+      const quick = new EndpointPool({
+        model: "m",
+        endpoints: [{ baseURL: server.url }],
+        concurrency: 4,
+        rpm: 1,
+        capWindowMs: 300,
+      });
+      const taker = noteTaker();
+      const quickCaller = new Caller(quick, store, "model", QUICK_RETRIES, taker.progress);
+      await Promise.all([quickCaller.call(question(2)), quickCaller.call(question(3))]);
+      assertEquals(taker.notes, [], "a wait under a second is not shown");
+    });
+  } finally {
+    await server.close();
+  }
+});
+
 Deno.test("pool: a 429 halves the window and is sent again without using a retry; the window grows back", async () => {
   const fakes = await timedFakes({
     fault: (r) => r.index === 0 ? { status: 429 } : undefined,
@@ -544,7 +607,8 @@ Deno.test("pool: a rate-limit reset beyond 24.8 days arms a timer setTimeout can
       delays.push(delay ?? 0);
       return 0;
     }) as unknown as typeof setTimeout;
-    void pool.complete(question(1));
+    const held: string[] = [];
+    void pool.complete(question(1), { onHold: (note) => held.push(note) });
     // The call reaches the queue after a few microtasks (no timer of any other kind runs before it is queued).
     for (let i = 0; i < 20 && delays.length === 0; i++) await Promise.resolve();
     globalThis.setTimeout = realSetTimeout;
@@ -552,6 +616,8 @@ Deno.test("pool: a rate-limit reset beyond 24.8 days arms a timer setTimeout can
     assert(delays[0] <= 2 ** 31 - 1, `timer delay ${delays[0]} ms does not fit setTimeout`);
     assert(delays[0] > 24 * 86_400_000, "the capped timer still waits as long as a timer can");
     assertEquals(server.requests.length, 1, "the second request waits for the reset");
+    assertEquals(held.length, 1);
+    assertStringIncludes(held[0], "the server's request allowance (x-ratelimit-*-requests) is used up");
   } finally {
     globalThis.setTimeout = realSetTimeout;
     await server.close();

@@ -111,7 +111,12 @@ export class Caller {
     const result = await this.#through(
       key,
       { messages: request.messages, params: requestParams(request) },
-      () => this.provider.complete(request, { callKey: key, onAdapt: (a) => this.#adapted(a) }),
+      () =>
+        this.provider.complete(request, {
+          callKey: key,
+          onAdapt: (a) => this.#adapted(a),
+          onHold: this.#held,
+        }),
       condition,
     );
     if (!result.cached) this.#recordShape();
@@ -147,6 +152,12 @@ export class Caller {
     this.store.logEvent("request_adapted", { role: this.role, model: this.provider.model, ...adaptation });
   }
 
+  /**
+   * Shows a wait of a second or more for an endpoint (a rate limit, a pause after a 429, a benched endpoint) as
+   * a progress note, so that a run held back never looks stuck.
+   */
+  readonly #held = (note: string): void => this.progress?.note(`${this.role} ${note}`);
+
   /** Returns the embedding of `text`, from the store when present, else from the provider (stored). */
   async embed(text: string): Promise<number[]> {
     const provider = this.provider;
@@ -157,7 +168,9 @@ export class Caller {
     const { call } = await this.#through(
       key,
       { messages: [{ role: "user", content: text }], params: { embeddings: true } },
-      async () => ({ text: JSON.stringify(await provider.embed!(text, { callKey: key })) }),
+      async () => ({
+        text: JSON.stringify(await provider.embed!(text, { callKey: key, onHold: this.#held })),
+      }),
     );
     return JSON.parse(call.text);
   }

@@ -145,6 +145,11 @@ export interface CallOptions {
   callKey?: string;
   /** Told when the request's shape was changed after the server refused a parameter (once per change). */
   onAdapt?: (adaptation: Adaptation) => void;
+  /**
+   * Told when the request waits a second or more for an endpoint to take it (a rate limit, a pause after a
+   * 429, a benched endpoint), with how long and why, e.g. `waiting 59.9s for m @ host: the --rpm cap`.
+   */
+  onHold?: (note: string) => void;
 }
 
 /**

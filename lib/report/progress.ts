@@ -1,7 +1,8 @@
 /**
  * Progress output: a bar with rate, ETA, tokens and cost on a terminal; otherwise (CI logs) one plain line per
- * interval, also while nothing finishes. It also shows what the run is waiting for (retries after
- * 429/5xx/timeouts, batches), so a run never looks stuck.
+ * interval, also while nothing finishes. It also shows what the run is waiting for (retries after 5xx and
+ * timeouts, a wait of a second or more for a rate limit, a 429's pause or a benched endpoint, batches), so a run
+ * never looks stuck.
  * @module
  */
 

@@ -142,6 +142,27 @@ export class Endpoint {
     return at;
   }
 
+  /**
+   * Says what {@linkcode readyAt} waits for when a request of `tokens` cannot go here at `now` (shown while a
+   * run waits a second or more): a bench after failures, a pause after a 429, the server's reported allowance
+   * of requests or tokens, or the user's `--rpm` / `--tpm` cap.
+   */
+  holdReason(now: number, tokens: number): string {
+    if (this.health.benched(now)) return "benched after failures in a row, probed again then";
+    if (this.#pausedUntil > now) return "paused after HTTP 429 (too many requests)";
+    const requests = this.learned.requests.readyAt(now, 1);
+    if (requests > now && requests !== Infinity) {
+      return "the server's request allowance (x-ratelimit-*-requests) is used up until its reset";
+    }
+    const learnedTokens = this.learned.tokens.readyAt(now, tokens);
+    if (learnedTokens > now && learnedTokens !== Infinity) {
+      return "the server's token allowance (x-ratelimit-*-tokens) is used up until its reset";
+    }
+    if (this.caps.requests && this.caps.requests.readyAt(now, 1) > now) return "the --rpm cap";
+    if (this.caps.tokens && this.caps.tokens.readyAt(now, tokens) > now) return "the --tpm cap";
+    return "its requests in flight";
+  }
+
   /** Takes a request of `tokens` estimated tokens, sent at `now`, and returns the record of it. */
   begin(now: number, tokens: number): Send {
     this.inFlight++;

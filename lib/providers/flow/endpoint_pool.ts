@@ -71,7 +71,12 @@ export interface EndpointPoolConfig extends Omit<EndpointLimits, "concurrency"> 
 interface Waiter {
   tokens: number;
   resolve: (send: Send) => void;
+  /** Told when it waits {@linkcode HOLD_NOTICE_MS} or more, with how long and why. */
+  onHold?: (note: string) => void;
 }
+
+/** A wait for an endpoint this long or longer (ms) is told to the waiting request (progress shows it). */
+export const HOLD_NOTICE_MS = 1000;
 
 /** Returns the names of endpoints, `host/path`, with `#k` added when the same URL comes k times (several keys). */
 export function endpointNames(baseURLs: readonly string[]): string[] {
@@ -103,6 +108,10 @@ export class EndpointPool implements ChatProvider {
   #timer: ReturnType<typeof setTimeout> | undefined;
   #timerAt = Infinity;
   #wakeAt = Infinity;
+  /** The endpoint that is ready first when none is ready now (what a wait is for). */
+  #wakeEndpoint: Endpoint | undefined;
+  /** The wake time last told to a waiting request (told once per wait). */
+  #toldWakeAt = Infinity;
   #rotation = 0;
   #countTokens: TokenCounter | undefined;
   readonly #clock: () => number;
@@ -167,22 +176,25 @@ export class EndpointPool implements ChatProvider {
           onAdapt: options.onAdapt,
           onHeaders: send.endpoint.onHeaders,
         }),
+      options.onHold,
     );
     return { ...value, endpoint: endpoint.name };
   }
 
   /**
    * Runs `call` on an endpoint once one may take a request of `measure`'s estimated tokens (estimated only
-   * when a TPM cap or a server's token headers call for it); 429s are waited out and sent again.
+   * when a TPM cap or a server's token headers call for it); 429s are waited out and sent again. `onHold` is
+   * told of a wait of {@linkcode HOLD_NOTICE_MS} or more.
    */
   protected async dispatch<T>(
     measure: (count: TokenCounter) => number,
     call: (send: Send) => Promise<T>,
+    onHold?: (note: string) => void,
   ): Promise<{ value: T; endpoint: Endpoint }> {
     const tokens = await this.#estimate(measure);
     let again = false;
     for (;;) {
-      const send = this.#takeNow(tokens) ?? await this.#wait(tokens, again);
+      const send = this.#takeNow(tokens) ?? await this.#wait(tokens, again, onHold);
       const endpoint = send.endpoint;
       try {
         const value = await call(send);
@@ -225,9 +237,9 @@ export class EndpointPool implements ChatProvider {
   }
 
   /** Queues the request (at the front when it is being sent again) until an endpoint takes it. */
-  #wait(tokens: number, front: boolean): Promise<Send> {
+  #wait(tokens: number, front: boolean, onHold?: (note: string) => void): Promise<Send> {
     const { promise, resolve } = Promise.withResolvers<Send>();
-    const waiter = { tokens, resolve };
+    const waiter: Waiter = { tokens, resolve, onHold };
     if (front) this.#queue.unshift(waiter);
     else this.#queue.push(waiter);
     this.#pump();
@@ -241,6 +253,7 @@ export class EndpointPool implements ChatProvider {
       const waiter = this.#queue[0];
       const endpoint = this.#pick(now, waiter.tokens);
       if (!endpoint) {
+        this.#tellHold(waiter, now);
         this.#arm(this.#wakeAt, now);
         return;
       }
@@ -259,15 +272,36 @@ export class EndpointPool implements ChatProvider {
     const start = this.#rotation++ % n;
     let best: Endpoint | undefined;
     let wakeAt = Infinity;
+    let wakeEndpoint: Endpoint | undefined;
     for (let k = 0; k < n; k++) {
       const endpoint = this.endpoints[(start + k) % n];
       const at = endpoint.readyAt(now, tokens);
       if (at <= now) {
         if (!best || endpoint.inFlight < best.inFlight) best = endpoint;
-      } else if (at < wakeAt) wakeAt = at;
+      } else if (at < wakeAt) {
+        wakeAt = at;
+        wakeEndpoint = endpoint;
+      }
     }
     this.#wakeAt = wakeAt;
+    this.#wakeEndpoint = wakeEndpoint;
     return best;
+  }
+
+  /**
+   * Tells the request at the head of the queue, once per wake time, that it waits {@linkcode HOLD_NOTICE_MS} or
+   * more, for which endpoint and why (a wait only a finishing request ends is not told: a reply is under way).
+   */
+  #tellHold(waiter: Waiter, now: number): void {
+    const wait = this.#wakeAt - now;
+    if (!waiter.onHold || wait < HOLD_NOTICE_MS || wait === Infinity || this.#wakeAt === this.#toldWakeAt) {
+      return;
+    }
+    this.#toldWakeAt = this.#wakeAt;
+    const endpoint = this.#wakeEndpoint!;
+    waiter.onHold(
+      `waiting ${(wait / 1000).toFixed(1)}s for ${endpoint.name}: ${endpoint.holdReason(now, waiter.tokens)}`,
+    );
   }
 
   /**
@@ -310,6 +344,7 @@ export class EmbeddingEndpointPool extends EndpointPool {
           callKey: options.callKey,
           onHeaders: send.endpoint.onHeaders,
         }),
+      options.onHold,
     );
     return value;
   }
