@@ -140,6 +140,21 @@ Deno.test("progress: one plain line per interval while nothing finishes, with to
   assertStringIncludes(lines[0], "12.3k tokens, 0.50 USD");
 });
 
+Deno.test("progress: a wait's note shows while the wait lasts and is gone after it; a note without a time stays", async () => {
+  const progress = new Progress("run", 10, { tty: false, write: () => {}, intervalMs: 0 });
+  try {
+    progress.note("model retry 1/6 in 0.1s after HTTP 500", 100);
+    assertStringIncludes(progress.status(), "| model retry 1/6 in 0.1s after HTTP 500");
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    assert(!progress.status().includes("|"), `the wait is over, its note still shows: ${progress.status()}`);
+    progress.note("model m: max_tokens refused, now max_completion_tokens");
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    assertStringIncludes(progress.status(), "| model m: max_tokens refused, now max_completion_tokens");
+  } finally {
+    progress.finish();
+  }
+});
+
 Deno.test("--max-cost stops starting samples at the limit, says so, and a resume with a higher limit finishes without repeating a call", async () => {
   const server = await startFakeServer({ latencyMs: 5 });
   const dir = await Deno.makeTempDir({ prefix: "medeval-budget-" });

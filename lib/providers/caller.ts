@@ -156,7 +156,8 @@ export class Caller {
    * Shows a wait of a second or more for an endpoint (a rate limit, a pause after a 429, a benched endpoint) as
    * a progress note, so that a run held back never looks stuck.
    */
-  readonly #held = (note: string): void => this.progress?.note(`${this.role} ${note}`);
+  readonly #held = (note: string, waitMs: number): void =>
+    this.progress?.note(`${this.role} ${note}`, waitMs);
 
   /** Returns the embedding of `text`, from the store when present, else from the provider (stored). */
   async embed(text: string): Promise<number[]> {
@@ -240,7 +241,7 @@ export class Caller {
             const wait = `${this.role} retry ${notice.attempt}/${notice.maxAttempts - 1} in ${
               (notice.delayMs / 1000).toFixed(1)
             }s after ${notice.reason}`;
-            this.progress?.note(wait);
+            this.progress?.note(wait, notice.delayMs);
             this.store.logEvent("retry", { role: this.role, key, ...notice, reason: redact(notice.reason) });
           },
         );

@@ -147,9 +147,10 @@ export interface CallOptions {
   onAdapt?: (adaptation: Adaptation) => void;
   /**
    * Told when the request waits a second or more for an endpoint to take it (a rate limit, a pause after a
-   * 429, a benched endpoint), with how long and why, e.g. `waiting 59.9s for m @ host: the --rpm cap`.
+   * 429, a benched endpoint), with how long and why, e.g. `waiting 59.9s for host/v1: the --rpm cap`, and the
+   * wait in milliseconds.
    */
-  onHold?: (note: string) => void;
+  onHold?: (note: string, waitMs: number) => void;
 }
 
 /**

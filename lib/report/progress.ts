@@ -40,6 +40,8 @@ export class Progress {
   #failed = 0;
   readonly #total: number;
   #note = "";
+  /** When the note stops being shown (`performance.now()`; `Infinity`: until the next note). */
+  #noteUntil = Infinity;
   #spent = "";
   #lastLine = 0;
   readonly #start = performance.now();
@@ -85,9 +87,13 @@ export class Progress {
     this.#spent = `, ${formatCount(tokens)} tokens${money}`;
   }
 
-  /** Shows a transient note, e.g. `retry 2/7 in 3.1s after HTTP 429`. */
-  note(text: string): void {
+  /**
+   * Shows a transient note, e.g. `retry 2/7 in 3.1s after HTTP 429`: until the next note, or for `forMs`
+   * milliseconds when given (a wait's note no longer shows once the wait is over).
+   */
+  note(text: string, forMs?: number): void {
     this.#note = text;
+    this.#noteUntil = forMs === undefined ? Infinity : performance.now() + forMs;
     this.#render(false);
   }
 
@@ -105,7 +111,7 @@ export class Progress {
     const rate = this.#done / Math.max(elapsed, 1e-3);
     const eta = rate > 0 ? (this.#total - this.#done) / rate : Infinity;
     const failed = this.#failed ? `, ${this.#failed} failed` : "";
-    const note = this.#note ? ` | ${this.#note}` : "";
+    const note = this.#note && performance.now() <= this.#noteUntil ? ` | ${this.#note}` : "";
     return `${this.label}: ${this.#done}/${this.#total}${failed}, ${rate.toFixed(1)}/s, elapsed ${
       formatDuration(elapsed)
     }, ETA ${formatDuration(eta)}${this.#spent}${note}`;

@@ -72,7 +72,7 @@ interface Waiter {
   tokens: number;
   resolve: (send: Send) => void;
   /** Told when it waits {@linkcode HOLD_NOTICE_MS} or more, with how long and why. */
-  onHold?: (note: string) => void;
+  onHold?: (note: string, waitMs: number) => void;
 }
 
 /** A wait for an endpoint this long or longer (ms) is told to the waiting request (progress shows it). */
@@ -189,7 +189,7 @@ export class EndpointPool implements ChatProvider {
   protected async dispatch<T>(
     measure: (count: TokenCounter) => number,
     call: (send: Send) => Promise<T>,
-    onHold?: (note: string) => void,
+    onHold?: (note: string, waitMs: number) => void,
   ): Promise<{ value: T; endpoint: Endpoint }> {
     const tokens = await this.#estimate(measure);
     let again = false;
@@ -237,7 +237,7 @@ export class EndpointPool implements ChatProvider {
   }
 
   /** Queues the request (at the front when it is being sent again) until an endpoint takes it. */
-  #wait(tokens: number, front: boolean, onHold?: (note: string) => void): Promise<Send> {
+  #wait(tokens: number, front: boolean, onHold?: (note: string, waitMs: number) => void): Promise<Send> {
     const { promise, resolve } = Promise.withResolvers<Send>();
     const waiter: Waiter = { tokens, resolve, onHold };
     if (front) this.#queue.unshift(waiter);
@@ -301,6 +301,7 @@ export class EndpointPool implements ChatProvider {
     const endpoint = this.#wakeEndpoint!;
     waiter.onHold(
       `waiting ${(wait / 1000).toFixed(1)}s for ${endpoint.name}: ${endpoint.holdReason(now, waiter.tokens)}`,
+      wait,
     );
   }
 
