@@ -228,24 +228,17 @@ Deno.test("doctor --benchmark: a rubric judge's verdict is read with its fields;
   });
 });
 
-Deno.test("doctor --benchmark: the verdict check sends seed and JSON mode as the judge's profile does (a run's shape)", async () => {
+Deno.test("doctor --benchmark: the verdict check sends the token-limit parameter, seed and JSON mode as the judge's profile does (a run's shape)", async () => {
   const reply = (body: FakeChatBody) =>
     judgePrompt(body) ? JSON.stringify({ score: 4, reason: "covers the checklist" }) : "Fine.";
   const dir = await Deno.makeTempDir();
   try {
-    const profiles = `${dir}/profiles.json`;
-    await Deno.writeTextFile(
-      profiles,
-      JSON.stringify({
-        profiles: [{
-          match: "fake-judge",
-          token_limit: "max_tokens",
-          sampling: ["temperature"],
-          json_mode: false,
-          seed: false,
-        }],
-      }),
-    );
+    const profile = async (name: string, fields: Record<string, unknown>) => {
+      const path = `${dir}/${name}.json`;
+      const entry = { match: "fake-judge", token_limit: "max_tokens", sampling: ["temperature"], ...fields };
+      await Deno.writeTextFile(path, JSON.stringify({ profiles: [entry] }));
+      return path;
+    };
     const sent = async (extra: string[]) => {
       let bodies: FakeChatBody[] = [];
       await withServer({ reply }, async (server) => {
@@ -255,12 +248,29 @@ Deno.test("doctor --benchmark: the verdict check sends seed and JSON mode as the
       });
       assertEquals(bodies.length, 1);
       const body = bodies[0] as FakeChatBody & Record<string, unknown>;
-      return { seed: "seed" in body, jsonMode: "response_format" in body };
+      const limit = "max_completion_tokens" in body
+        ? "max_completion_tokens"
+        : "max_tokens" in body
+        ? "max_tokens"
+        : null;
+      return { seed: "seed" in body, jsonMode: "response_format" in body, limit };
     };
-    // No profile matches: the default shape sends both (LLMEval-Med's judge asks for JSON).
-    assertEquals(await sent([]), { seed: true, jsonMode: true });
+    // No profile matches: the default shape sends both (LLMEval-Med's judge asks for JSON), with max_tokens.
+    assertEquals(await sent([]), { seed: true, jsonMode: true, limit: "max_tokens" });
     // The judge's profile turns both off: a run would send neither, and so does the check.
-    assertEquals(await sent(["--profiles", profiles]), { seed: false, jsonMode: false });
+    const off = await profile("off", { json_mode: false, seed: false });
+    assertEquals(await sent(["--profiles", off]), { seed: false, jsonMode: false, limit: "max_tokens" });
+    // One off, one on, and the profile's token-limit parameter (o1-style models take max_completion_tokens).
+    const mixed = await profile("mixed", {
+      json_mode: true,
+      seed: false,
+      token_limit: "max_completion_tokens",
+    });
+    assertEquals(await sent(["--profiles", mixed]), {
+      seed: false,
+      jsonMode: true,
+      limit: "max_completion_tokens",
+    });
   } finally {
     await Deno.remove(dir, { recursive: true });
   }

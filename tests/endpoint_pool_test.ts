@@ -2,6 +2,7 @@ import { assert, assertEquals, assertRejects, assertStringIncludes, assertThrows
 import OpenAI from "openai";
 import { ConfigError } from "../lib/core/errors.ts";
 import { AimdWindow } from "../lib/providers/flow/adaptive_concurrency.ts";
+import { Endpoint, type EndpointProvider } from "../lib/providers/flow/endpoint.ts";
 import { Caller } from "../lib/providers/caller.ts";
 import { EndpointHealth } from "../lib/providers/flow/endpoint_health.ts";
 import { EmbeddingEndpointPool, endpointNames, EndpointPool } from "../lib/providers/flow/endpoint_pool.ts";
@@ -428,6 +429,39 @@ Deno.test("pool: a cap of the user's own is named when it holds calls back; shor
   } finally {
     await server.close();
   }
+});
+
+Deno.test("endpoint: a hold is said to be for the limit that ends last, as readyAt waits for the latest", () => {
+  const clock = new ManualClock();
+  const provider = {} as EndpointProvider;
+  const endpoint = new Endpoint(
+    "host/v1",
+    provider,
+    { concurrency: 4, rpm: 1, capWindowMs: 60_000 },
+    clock.now,
+  );
+  // One request in the minute: the --rpm cap holds the next one for about a minute.
+  endpoint.succeeded(endpoint.begin(clock.now(), 10), clock.now());
+  // A second one (sent past the cap) gets a 429 asking for 1 s: the pause ends long before the cap does.
+  const throttled = new ProviderError("HTTP 429", { status: 429, retryable: true, retryAfterMs: 1000 });
+  endpoint.failed(endpoint.begin(clock.now(), 10), throttled, clock.now(), true);
+  const ready = endpoint.readyAt(clock.now(), 10);
+  assert(ready > 50_000, `the cap holds for about a minute, not the pause's second: ${ready}`);
+  assertEquals(ready, endpoint.caps.requests!.readyAt(clock.now(), 1));
+  assertEquals(endpoint.holdReason(clock.now(), 10), "the --rpm cap");
+  // Alone, each limit is named for itself.
+  const paused = new Endpoint("host/v1", provider, { concurrency: 4 }, clock.now);
+  paused.failed(paused.begin(clock.now(), 0), throttled, clock.now(), true);
+  assertEquals(paused.holdReason(clock.now(), 0), "paused after HTTP 429 (too many requests)");
+  const tokens = new Endpoint(
+    "host/v1",
+    provider,
+    { concurrency: 4, tpm: 1000, capWindowMs: 60_000 },
+    clock.now,
+  );
+  tokens.succeeded(tokens.begin(clock.now(), 900), clock.now());
+  assert(tokens.readyAt(clock.now(), 500) > clock.now());
+  assertEquals(tokens.holdReason(clock.now(), 500), "the --tpm cap");
 });
 
 Deno.test("pool: a 429 halves the window and is sent again without using a retry; the window grows back", async () => {

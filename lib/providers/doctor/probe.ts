@@ -402,9 +402,14 @@ function usageFinding(replies: readonly ProbeReply[]): Finding<UsageStatus> {
 
 /**
  * Sends one verdict check's request as a run's first judging would go: the scorer's messages, token limit, seed
- * and JSON mode (as the judge's profile sends them), less what the server refused to the probes.
+ * and JSON mode (with the token-limit parameter, seed and JSON mode as the judge's profile sends them), less
+ * what the server refused to the probes.
  */
 async function sendVerdictCheck(session: ProbeSession, check: VerdictCheck): Promise<VerdictReply> {
+  // The run's token-limit parameter, unless the probes saw the server refuse it (a run would then swap it too).
+  if (check.tokenLimit && session.tokenLimit !== null && !session.refused.has(check.tokenLimit)) {
+    session.tokenLimit = check.tokenLimit;
+  }
   const extra = {
     ...(check.seed !== undefined ? { seed: check.seed } : {}),
     ...(check.jsonMode ? { response_format: { type: "json_object" } } : {}),

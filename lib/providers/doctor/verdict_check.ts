@@ -37,6 +37,8 @@ export interface VerdictCheck {
   seed?: number;
   /** Whether the scorer asks for JSON mode. */
   jsonMode: boolean;
+  /** The token-limit parameter a run starts with (the judge's profile's); default `max_tokens`. */
+  tokenLimit?: "max_tokens" | "max_completion_tokens";
   /** Returns the verdict the scorer reads in the reply's content, or `undefined`. */
   read(reply: string): VerdictRead | undefined;
 }
@@ -56,12 +58,13 @@ export type VerdictReply =
   | { ok: false; detail: string };
 
 /**
- * `checks` as a run would send them to a judge of `profile`: without the seed, or without JSON mode, where the
- * profile turns them off (a run's request shape starts from the judge's profile).
+ * `checks` as a run would send them to a judge of `profile`: with its token-limit parameter, and without the
+ * seed, or without JSON mode, where the profile turns them off (a run's request shape starts from the judge's
+ * profile).
  */
 export function asProfileSends(
   checks: readonly VerdictCheck[],
-  profile: Pick<ModelProfile, "seed" | "json_mode">,
+  profile: Pick<ModelProfile, "seed" | "json_mode" | "token_limit">,
 ): VerdictCheck[] {
   return checks.map((check) => {
     const { seed, ...rest } = check;
@@ -69,6 +72,7 @@ export function asProfileSends(
       ...rest,
       ...(profile.seed && seed !== undefined ? { seed } : {}),
       jsonMode: check.jsonMode && profile.json_mode,
+      tokenLimit: profile.token_limit,
     };
   });
 }

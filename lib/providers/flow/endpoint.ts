@@ -144,23 +144,27 @@ export class Endpoint {
 
   /**
    * Says what {@linkcode readyAt} waits for when a request of `tokens` cannot go here at `now` (shown while a
-   * run waits a second or more): a bench after failures, a pause after a 429, the server's reported allowance
-   * of requests or tokens, or the user's `--rpm` / `--tpm` cap.
+   * run waits a second or more): of the limits it takes the latest of, the one that ends last — a bench after
+   * failures, a pause after a 429, the server's reported allowance of requests or tokens, or the user's `--rpm`
+   * / `--tpm` cap. Computed as `readyAt` computes them; off the request path (only when a wait is told).
    */
   holdReason(now: number, tokens: number): string {
     if (this.health.benched(now)) return "benched after failures in a row, probed again then";
-    if (this.#pausedUntil > now) return "paused after HTTP 429 (too many requests)";
     const requests = this.learned.requests.readyAt(now, 1);
-    if (requests > now && requests !== Infinity) {
-      return "the server's request allowance (x-ratelimit-*-requests) is used up until its reset";
-    }
     const learnedTokens = this.learned.tokens.readyAt(now, tokens);
-    if (learnedTokens > now && learnedTokens !== Infinity) {
-      return "the server's token allowance (x-ratelimit-*-tokens) is used up until its reset";
+    const limits: [number, string][] = [[this.#pausedUntil, "paused after HTTP 429 (too many requests)"]];
+    // As in readyAt: with nothing in flight and an allowance not yet known, the server's reports hold nothing.
+    if (!(Math.max(requests, learnedTokens) === Infinity && this.inFlight === 0)) {
+      limits.push(
+        [requests, "the server's request allowance (x-ratelimit-*-requests) is used up until its reset"],
+        [learnedTokens, "the server's token allowance (x-ratelimit-*-tokens) is used up until its reset"],
+      );
     }
-    if (this.caps.requests && this.caps.requests.readyAt(now, 1) > now) return "the --rpm cap";
-    if (this.caps.tokens && this.caps.tokens.readyAt(now, tokens) > now) return "the --tpm cap";
-    return "its requests in flight";
+    if (this.caps.requests) limits.push([this.caps.requests.readyAt(now, 1), "the --rpm cap"]);
+    if (this.caps.tokens) limits.push([this.caps.tokens.readyAt(now, tokens), "the --tpm cap"]);
+    let latest: [number, string] = [now, "its requests in flight"];
+    for (const limit of limits) if (limit[0] > latest[0]) latest = limit;
+    return latest[1];
   }
 
   /** Takes a request of `tokens` estimated tokens, sent at `now`, and returns the record of it. */
