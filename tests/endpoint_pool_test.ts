@@ -2,7 +2,7 @@ import { assert, assertEquals, assertRejects, assertStringIncludes, assertThrows
 import OpenAI from "openai";
 import { ConfigError } from "../lib/core/errors.ts";
 import { AimdWindow } from "../lib/providers/flow/adaptive_concurrency.ts";
-import { Endpoint, type EndpointProvider } from "../lib/providers/flow/endpoint.ts";
+import { Endpoint, type EndpointLimits, type EndpointProvider } from "../lib/providers/flow/endpoint.ts";
 import { Caller } from "../lib/providers/caller.ts";
 import { EndpointHealth } from "../lib/providers/flow/endpoint_health.ts";
 import { EmbeddingEndpointPool, endpointNames, EndpointPool } from "../lib/providers/flow/endpoint_pool.ts";
@@ -369,6 +369,14 @@ Deno.test("pool: a benched endpoint that recovers is probed after its cooldown a
   }
 });
 
+/** A fake whose first request is answered 429 with `retry-after-ms: retryAfterMs`, then every one normally. */
+function throttledFirst(retryAfterMs: number): ReturnType<typeof timedFakes> {
+  return timedFakes({
+    fault: (r) => r.index === 0 ? { status: 429 } : undefined,
+    headers: (r): Record<string, string> => r.index === 0 ? { "retry-after-ms": String(retryAfterMs) } : {},
+  });
+}
+
 /** A progress stand-in that keeps the notes it is given. */
 function noteTaker(): { notes: string[]; progress: Progress } {
   const notes: string[] = [];
@@ -376,10 +384,7 @@ function noteTaker(): { notes: string[]; progress: Progress } {
 }
 
 Deno.test("pool: a wait of a second or more for an endpoint is shown on the progress line, with why (a 429's pause)", async () => {
-  const fakes = await timedFakes({
-    fault: (r) => r.index === 0 ? { status: 429 } : undefined,
-    headers: (r): Record<string, string> => r.index === 0 ? { "retry-after-ms": "1200" } : {},
-  });
+  const fakes = await throttledFirst(1200);
   try {
     const [server] = fakes.servers;
     const pool = new EndpointPool({ model: "m", endpoints: [{ baseURL: server.url }], concurrency: 2 });
@@ -400,27 +405,23 @@ Deno.test("pool: a wait of a second or more for an endpoint is shown on the prog
 
 Deno.test("pool: a cap of the user's own is named when it holds calls back; short waits are not shown", async () => {
   const server = await startFakeServer({});
-  try {
-    const pool = new EndpointPool({
+  // One request per window: the second call waits for the window.
+  const oneInWindow = (capWindowMs: number) =>
+    new EndpointPool({
       model: "m",
       endpoints: [{ baseURL: server.url }],
       concurrency: 4,
       rpm: 1,
-      capWindowMs: 1500,
+      capWindowMs,
     });
+  try {
     await withTempStore(async (store) => {
       const { notes, progress } = noteTaker();
-      const caller = new Caller(pool, store, "model", QUICK_RETRIES, progress);
+      const caller = new Caller(oneInWindow(1500), store, "model", QUICK_RETRIES, progress);
       await Promise.all([caller.call(question(0)), caller.call(question(1))]);
       assertEquals(notes.length, 1, notes.join("\n"));
       assertStringIncludes(notes[0], ": the --rpm cap");
-      const quick = new EndpointPool({
-        model: "m",
-        endpoints: [{ baseURL: server.url }],
-        concurrency: 4,
-        rpm: 1,
-        capWindowMs: 300,
-      });
+      const quick = oneInWindow(300);
       const taker = noteTaker();
       const quickCaller = new Caller(quick, store, "model", QUICK_RETRIES, taker.progress);
       await Promise.all([quickCaller.call(question(2)), quickCaller.call(question(3))]);
@@ -433,13 +434,14 @@ Deno.test("pool: a cap of the user's own is named when it holds calls back; shor
 
 Deno.test("endpoint: a hold is said to be for the limit that ends last, as readyAt waits for the latest", () => {
   const clock = new ManualClock();
-  const provider = {} as EndpointProvider;
-  const endpoint = new Endpoint(
-    "host/v1",
-    provider,
-    { concurrency: 4, rpm: 1, capWindowMs: 60_000 },
-    clock.now,
-  );
+  const at = (limits: Omit<EndpointLimits, "concurrency">) =>
+    new Endpoint(
+      "host/v1",
+      {} as EndpointProvider,
+      { concurrency: 4, capWindowMs: 60_000, ...limits },
+      clock.now,
+    );
+  const endpoint = at({ rpm: 1 });
   // One request in the minute: the --rpm cap holds the next one for about a minute.
   endpoint.succeeded(endpoint.begin(clock.now(), 10), clock.now());
   // A second one (sent past the cap) gets a 429 asking for 1 s: the pause ends long before the cap does.
@@ -450,25 +452,17 @@ Deno.test("endpoint: a hold is said to be for the limit that ends last, as ready
   assertEquals(ready, endpoint.caps.requests!.readyAt(clock.now(), 1));
   assertEquals(endpoint.holdReason(clock.now(), 10), "the --rpm cap");
   // Alone, each limit is named for itself.
-  const paused = new Endpoint("host/v1", provider, { concurrency: 4 }, clock.now);
+  const paused = at({});
   paused.failed(paused.begin(clock.now(), 0), throttled, clock.now(), true);
   assertEquals(paused.holdReason(clock.now(), 0), "paused after HTTP 429 (too many requests)");
-  const tokens = new Endpoint(
-    "host/v1",
-    provider,
-    { concurrency: 4, tpm: 1000, capWindowMs: 60_000 },
-    clock.now,
-  );
+  const tokens = at({ tpm: 1000 });
   tokens.succeeded(tokens.begin(clock.now(), 900), clock.now());
   assert(tokens.readyAt(clock.now(), 500) > clock.now());
   assertEquals(tokens.holdReason(clock.now(), 500), "the --tpm cap");
 });
 
 Deno.test("pool: a 429 halves the window and is sent again without using a retry; the window grows back", async () => {
-  const fakes = await timedFakes({
-    fault: (r) => r.index === 0 ? { status: 429 } : undefined,
-    headers: (r): Record<string, string> => r.index === 0 ? { "retry-after-ms": "150" } : {},
-  });
+  const fakes = await throttledFirst(150);
   try {
     const [server] = fakes.servers;
     const pool = new EndpointPool({ model: "m", endpoints: [{ baseURL: server.url }], concurrency: 8 });
