@@ -459,6 +459,11 @@ Deno.test("endpoint: a hold is said to be for the limit that ends last, as ready
   tokens.succeeded(tokens.begin(clock.now(), 900), clock.now());
   assert(tokens.readyAt(clock.now(), 500) > clock.now());
   assertEquals(tokens.holdReason(clock.now(), 500), "the --tpm cap");
+  const failing = at({});
+  const down = new ProviderError("HTTP 500", { status: 500, retryable: true });
+  for (let i = 0; i < 3; i++) failing.failed(failing.begin(clock.now(), 0), down, clock.now(), true);
+  assert(failing.readyAt(clock.now(), 0) > clock.now(), "three failures in a row bench it");
+  assertEquals(failing.holdReason(clock.now(), 0), "benched after failures in a row, probed again then");
 });
 
 Deno.test("pool: a 429 halves the window and is sent again without using a retry; the window grows back", async () => {

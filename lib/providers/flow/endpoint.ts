@@ -144,27 +144,30 @@ export class Endpoint {
 
   /**
    * Says what {@linkcode readyAt} waits for when a request of `tokens` cannot go here at `now` (shown while a
-   * run waits a second or more): of the limits it takes the latest of, the one that ends last — a bench after
-   * failures, a pause after a 429, the server's reported allowance of requests or tokens, or the user's `--rpm`
-   * / `--tpm` cap. Computed as `readyAt` computes them; off the request path (only when a wait is told).
+   * run waits a second or more): the limit whose end is the time `readyAt` gives — a bench after failures, a
+   * pause after a 429, the server's reported allowance of requests or tokens, or the user's `--rpm` / `--tpm`
+   * cap. Off the request path (only when a wait is told).
    */
   holdReason(now: number, tokens: number): string {
-    if (this.health.benched(now)) return "benched after failures in a row, probed again then";
-    const requests = this.learned.requests.readyAt(now, 1);
-    const learnedTokens = this.learned.tokens.readyAt(now, tokens);
-    const limits: [number, string][] = [[this.#pausedUntil, "paused after HTTP 429 (too many requests)"]];
-    // As in readyAt: with nothing in flight and an allowance not yet known, the server's reports hold nothing.
-    if (!(Math.max(requests, learnedTokens) === Infinity && this.inFlight === 0)) {
-      limits.push(
-        [requests, "the server's request allowance (x-ratelimit-*-requests) is used up until its reset"],
-        [learnedTokens, "the server's token allowance (x-ratelimit-*-tokens) is used up until its reset"],
-      );
-    }
-    if (this.caps.requests) limits.push([this.caps.requests.readyAt(now, 1), "the --rpm cap"]);
-    if (this.caps.tokens) limits.push([this.caps.tokens.readyAt(now, tokens), "the --tpm cap"]);
-    let latest: [number, string] = [now, "its requests in flight"];
-    for (const limit of limits) if (limit[0] > latest[0]) latest = limit;
-    return latest[1];
+    const at = this.readyAt(now, tokens);
+    const ends: [number | undefined, string][] = [
+      [
+        this.health.benched(now) ? this.health.benchedUntil : undefined,
+        "benched after failures in a row, probed again then",
+      ],
+      [this.#pausedUntil, "paused after HTTP 429 (too many requests)"],
+      [
+        this.learned.requests.readyAt(now, 1),
+        "the server's request allowance (x-ratelimit-*-requests) is used up until its reset",
+      ],
+      [
+        this.learned.tokens.readyAt(now, tokens),
+        "the server's token allowance (x-ratelimit-*-tokens) is used up until its reset",
+      ],
+      [this.caps.requests?.readyAt(now, 1), "the --rpm cap"],
+      [this.caps.tokens?.readyAt(now, tokens), "the --tpm cap"],
+    ];
+    return ends.find(([end]) => end === at)?.[1] ?? "its requests in flight";
   }
 
   /** Takes a request of `tokens` estimated tokens, sent at `now`, and returns the record of it. */
