@@ -4,8 +4,9 @@
  * as soon as it exists. At most `window` conversations are under way at once (enough to keep every role's
  * requests in flight), so memory does not grow with the number of samples; and the garbage those leave is
  * collected at checkpoints ({@linkcode collectGarbage}). All results go to the run store; nothing is kept that
- * the store does not hold. A resumed run replays every call from the store but writes and scores again only
- * answers whose scores are not all stored.
+ * the store does not hold. A condition new to the store is also held in memory as it is written (statuses and
+ * scores, not answers' texts: `RunStore.holdView`), so that its aggregation does not read it back. A resumed run
+ * replays every call from the store but writes and scores again only answers whose scores are not all stored.
  * @module
  */
 import { contextCutTurnError, isContextError, isFinalAnswerError } from "../core/answer_errors.ts";
@@ -170,6 +171,8 @@ export async function evaluate(options: EvaluateOptions): Promise<EvaluateResult
   // same call answers them and every score they owe is there.
   const settled = new Set<string>();
   const answered = new Map<string, OutputScores>();
+  // A condition new to the store is held in memory as it is written, for its aggregation.
+  store.holdView(condition);
   for (const output of store.outputScores(condition)) {
     if (output.answered) answered.set(output.sampleId, output);
     else if (isFinalAnswerError(output.error)) settled.add(output.sampleId);
@@ -333,6 +336,9 @@ async function scoreAnswer(
 
 /** Reads one condition of the run store into the shape aggregations take (answers' texts are not read). */
 export function readRunView(store: RunStore, condition: string): RunView {
+  // What this process's run wrote of the condition, held as it was written: the same, without reading it back.
+  const held = store.takeHeldView(condition);
+  if (held) return { samples: store.samples(), outputs: held.outputs, scores: held.scores };
   const scores = new Map<string, StoredScore[]>();
   for (const score of store.eachScoreOf(condition)) {
     const list = scores.get(score.sampleId);

@@ -16,6 +16,7 @@ import { InputError } from "../core/errors.ts";
 import { SharedValues } from "../core/shared_values.ts";
 import type { Sample } from "../core/sample.ts";
 import type { OutputStatus, StoredCall, StoredOutput, StoredScore } from "../core/records.ts";
+import { HeldView } from "./held_view.ts";
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS manifest (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -159,6 +160,10 @@ export class RunStore {
   #unwritten: { samples: readonly Sample[]; next: number } | undefined;
   /** Writes to calls, outputs, scores and events so far (what the exported log files hold). */
   #writes = 0;
+  /** The conditions whose output statuses and scores are held in memory as written ({@linkcode holdView}). */
+  readonly #held = new Map<string, HeldView>();
+  /** The condition, scorer and judge names of the held scores, one string of each. */
+  readonly #heldNames = new SharedValues();
 
   /**
    * Opens `path` in WAL mode and creates the tables if they do not exist; a store written before scores had a
@@ -620,6 +625,7 @@ export class RunStore {
 
   /** Stores the output of a sample in a condition (replacing an earlier failed one on resume). */
   putOutput(output: StoredOutput): void {
+    this.#held.get(output.condition)?.putOutput(output.sampleId, output.text !== null, output.error);
     this.#write(
       "INSERT OR REPLACE INTO outputs (sample_id, condition, call_key, text, error, detail) VALUES (?, ?, ?, ?, ?, ?)",
       [
@@ -640,28 +646,63 @@ export class RunStore {
 
   /** Stores one score (replacing the same sample/condition/scorer/judge/run on resume). */
   putScore(score: StoredScore): void {
+    const values = [
+      score.sampleId,
+      score.condition,
+      score.scorer,
+      score.judge ?? "",
+      score.run,
+      score.value,
+      score.values === null ? null : JSON.stringify(score.values),
+      score.valid ? 1 : 0,
+      score.reason,
+      score.callKey,
+      score.detail === undefined ? null : JSON.stringify(score.detail),
+    ];
     this.#write(
       `INSERT OR REPLACE INTO scores (sample_id, condition, scorer, judge, run, value, named_values, valid, reason, call_key, detail)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      [
-        score.sampleId,
-        score.condition,
-        score.scorer,
-        score.judge ?? "",
-        score.run,
-        score.value,
-        score.values === null ? null : JSON.stringify(score.values),
-        score.valid ? 1 : 0,
-        score.reason,
-        score.callKey,
-        score.detail === undefined ? null : JSON.stringify(score.detail),
-      ],
+      values,
     );
+    const held = this.#held.get(score.condition);
+    if (held) {
+      held.putScore(rowToScore(storedRow(SCORE_COLUMNS, values), (name) => this.#heldNames.text(name)));
+    }
+  }
+
+  /**
+   * Holds the output statuses and scores of `condition` in memory from now on, as they are written, when the
+   * store has none of it yet (a new condition of a run); returns whether it does. {@linkcode takeHeldView}
+   * then gives what {@linkcode outputStatus} and {@linkcode eachScoreOf} would read, without reading it.
+   */
+  holdView(condition: string): boolean {
+    if (this.#held.has(condition)) return true;
+    this.flush();
+    const stored = this.#prepare(
+      "SELECT EXISTS (SELECT 1 FROM outputs WHERE condition = ?) OR EXISTS (SELECT 1 FROM scores WHERE condition = ?) AS n",
+    ).get(condition, condition) as { n: number };
+    if (Number(stored.n) === 1) return false;
+    this.#held.set(condition, new HeldView());
+    return true;
+  }
+
+  /**
+   * Returns, and stops holding, what {@linkcode holdView} held of `condition`: the output statuses by sample and
+   * the scores by sample, in the order of {@linkcode outputStatus} and {@linkcode eachScoreOf}; `undefined` when
+   * nothing is held.
+   */
+  takeHeldView(
+    condition: string,
+  ): { outputs: Map<string, OutputStatus>; scores: Map<string, StoredScore[]> } | undefined {
+    const held = this.#held.get(condition);
+    this.#held.delete(condition);
+    return held?.view();
   }
 
   /** Replaces every score of `scorer` in `condition` by `scores`, in one transaction (imported ratings). */
   replaceScores(scorer: string, condition: string, scores: readonly StoredScore[]): void {
     this.flush();
+    this.#held.delete(condition);
     this.#writes++;
     this.#prepare("DELETE FROM scores WHERE scorer = ? AND condition = ?").run(scorer, condition);
     for (const score of scores) this.putScore(score);
@@ -772,6 +813,34 @@ export class RunStore {
   #transaction(fn: () => void): void {
     this.#sqlite.transaction(fn);
   }
+}
+
+/** The columns of a score row, in the order {@linkcode RunStore.putScore} binds them. */
+const SCORE_COLUMNS = [
+  "sample_id",
+  "condition",
+  "scorer",
+  "judge",
+  "run",
+  "value",
+  "named_values",
+  "valid",
+  "reason",
+  "call_key",
+  "detail",
+] as const;
+
+/**
+ * The row SQLite stores for `values` bound to `columns`: a NaN becomes NULL and a negative zero a zero, as a
+ * REAL column keeps them.
+ */
+function storedRow(columns: readonly string[], values: readonly unknown[]): Record<string, unknown> {
+  const row: Record<string, unknown> = {};
+  columns.forEach((column, i) => {
+    const value = values[i];
+    row[column] = typeof value === "number" ? (Number.isNaN(value) ? null : value === 0 ? 0 : value) : value;
+  });
+  return row;
 }
 
 function rowToOutput(r: Record<string, unknown>): StoredOutput {

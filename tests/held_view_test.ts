@@ -1,0 +1,241 @@
+/**
+ * A run's aggregation reads the condition it just wrote from memory (RunStore.holdView / takeHeldView), not back
+ * from SQLite: what is held must be exactly what the store's queries read, for any values, keys and order of
+ * writes, and for the runs of every benchmark.
+ * @module
+ */
+import { assert, assertEquals } from "@std/assert";
+import { DatabaseSync } from "node:sqlite";
+import type { OutputStatus, StoredScore } from "../lib/core/records.ts";
+import { compareUtf8, sortUtf8 } from "../lib/store/held_view.ts";
+import { RunStore } from "../lib/store/run_store.ts";
+import { runEval } from "../lib/pipeline/run_eval.ts";
+import type { EvalConfig } from "../lib/pipeline/eval_config.ts";
+
+/** What the store's queries read of `condition`: statuses by sample and scores by sample, in their order. */
+function readBack(store: RunStore, condition: string) {
+  const outputs = new Map<string, OutputStatus>();
+  for (const output of store.outputStatus(condition)) outputs.set(output.sampleId, output);
+  const scores = new Map<string, StoredScore[]>();
+  for (const score of store.eachScoreOf(condition)) {
+    const list = scores.get(score.sampleId);
+    if (list) list.push(score);
+    else scores.set(score.sampleId, [score]);
+  }
+  return { outputs, scores };
+}
+
+/** Asserts that `held` equals `read` in content and in the order of both maps and of every score list. */
+function assertSameView(held: ReturnType<typeof readBack> | undefined, read: ReturnType<typeof readBack>) {
+  assert(held, "the condition was held");
+  assertEquals([...held.outputs.keys()], [...read.outputs.keys()], "outputs in the query's order");
+  assertEquals([...held.scores.keys()], [...read.scores.keys()], "scores in the query's order");
+  assertEquals(held.outputs, read.outputs);
+  assertEquals(held.scores, read.scores);
+}
+
+/** A score of `sampleId` with the fields a test does not care about filled in. */
+function score(sampleId: string, fields: Partial<StoredScore>): StoredScore {
+  return {
+    sampleId,
+    condition: "c",
+    scorer: "metric",
+    judge: null,
+    run: 1,
+    value: 1,
+    values: null,
+    valid: true,
+    reason: null,
+    callKey: null,
+    detail: null,
+    ...fields,
+  };
+}
+
+Deno.test("UTF-8 order: a character beyond U+FFFF sorts after U+E000–U+FFFF, as SQLite's BINARY collation sorts it", () => {
+  const texts = [
+    "b",
+    "\uFF21",
+    "a\u{1F600}",
+    "\u{1F600}",
+    "a\uE000",
+    "a",
+    "\uE000",
+    "ab",
+    "中",
+    "",
+    "\uD7FF",
+  ];
+  const db = new DatabaseSync(":memory:");
+  db.exec("CREATE TABLE t (x TEXT)");
+  for (const text of texts) db.prepare("INSERT INTO t VALUES (?)").run(text);
+  const sqlite = (db.prepare("SELECT x FROM t ORDER BY x").all() as { x: string }[]).map((r) => r.x);
+  db.close();
+  assertEquals(sortUtf8([...texts]), sqlite);
+  assertEquals(sqlite.slice(-3), ["\uE000", "\uFF21", "\u{1F600}"], "UTF-16 order would put the emoji first");
+  assert(compareUtf8("\u{1F600}", "\uFFFF") > 0 && "\u{1F600}" < "\uFFFF");
+  assertEquals(sortUtf8(["b", "a", "c"]), ["a", "b", "c"]);
+});
+
+Deno.test("a held condition is what the store reads back: replaced rows, NaN, negative zero, JSON values, key order", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "medeval-held-" });
+  try {
+    const store = new RunStore(`${dir}/run.sqlite`);
+    assert(store.holdView("c"), "a condition the store does not have is held");
+    const ids = ["s10", "s2", "\u{1F600}x", "\uE000y", "中文", "s1"];
+    for (const id of ids) {
+      store.putOutput({
+        sampleId: id,
+        condition: "c",
+        callKey: "k",
+        text: "answer",
+        error: null,
+        detail: null,
+      });
+    }
+    // An output replaced: first an error, then the answer (as a resumed retry would), and the reverse.
+    store.putOutput({ sampleId: "s2", condition: "c", callKey: null, text: null, error: "timeout" });
+    store.putOutput({ sampleId: "s1", condition: "c", callKey: null, text: null, error: "HTTP 500" });
+    store.putOutput({
+      sampleId: "s1",
+      condition: "c",
+      callKey: "k1",
+      text: "answer",
+      error: null,
+      detail: { x: 1 },
+    });
+    // Scores written out of order, judges and runs mixed, one replaced, edge values a REAL column changes.
+    const written: StoredScore[] = [
+      score("s10", {
+        scorer: "judge",
+        judge: "model-b",
+        run: 2,
+        value: 3,
+        values: { accuracy: 4, note: "ok" },
+      }),
+      score("s10", {
+        scorer: "judge",
+        judge: "model-a",
+        run: 1,
+        value: Number.NaN,
+        valid: false,
+        reason: "no verdict",
+      }),
+      score("s10", { scorer: "judge", judge: "model-b", run: 1, value: -0 }),
+      score("s10", {
+        scorer: "metric",
+        value: 0.30000000000000004,
+        detail: { extracted: "B", list: [1, null] },
+      }),
+      score("s10", { scorer: "judge", judge: "model-a", run: 1, value: 2, reason: "replaces the NaN one" }),
+      score("\u{1F600}x", { value: Infinity, detail: undefined }),
+      score("\uE000y", { value: null, valid: false, callKey: "c1", detail: "text" }),
+      score("中文", { scorer: "judge", judge: "\u{1F600}", run: 1 }),
+      score("中文", { scorer: "judge", judge: "\uFFFD", run: 1 }),
+      score("中文", { scorer: "judge", judge: null, run: 3 }),
+      score("s1", { run: 10 }),
+      score("s1", { run: 9 }),
+    ];
+    for (const s of written) store.putScore(s);
+    const held = store.takeHeldView("c");
+    store.flush();
+    const reader = new RunStore(`${dir}/run.sqlite`, { readOnly: true });
+    assertSameView(held, readBack(reader, "c"));
+    reader.close();
+    assertEquals(store.takeHeldView("c"), undefined, "taken once");
+    store.close();
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("a condition the store already has, or whose scores are replaced, is not held: it is read back", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "medeval-held-" });
+  try {
+    const store = new RunStore(`${dir}/run.sqlite`);
+    store.putScore(score("a", { condition: "rated", scorer: "human:experts", judge: "r1" }));
+    assert(!store.holdView("rated"), "scores without outputs are enough to read back");
+    store.putOutput({ sampleId: "a", condition: "old", callKey: null, text: "x", error: null });
+    assert(!store.holdView("old"));
+    assert(store.holdView("new"));
+    store.putOutput({ sampleId: "a", condition: "new", callKey: null, text: "x", error: null });
+    store.replaceScores("metric", "new", [score("a", { condition: "new" })]);
+    assertEquals(store.takeHeldView("new"), undefined, "a replacement ends the hold");
+    assertEquals(store.takeHeldView("old"), undefined);
+    store.close();
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+/** Runs `config` while recording, for every condition aggregated, the held view beside the store's read-back. */
+async function heldBesideReadBack(config: EvalConfig) {
+  const pairs: {
+    condition: string;
+    held: ReturnType<typeof readBack> | undefined;
+    read: ReturnType<typeof readBack>;
+  }[] = [];
+  const take = RunStore.prototype.takeHeldView;
+  RunStore.prototype.takeHeldView = function (this: RunStore, condition: string) {
+    const held = take.call(this, condition);
+    pairs.push({ condition, held, read: readBack(this, condition) });
+    return held;
+  };
+  try {
+    const result = await runEval(config);
+    return { pairs, result };
+  } finally {
+    RunStore.prototype.takeHeldView = take;
+  }
+}
+
+const RUNS: [string, Partial<EvalConfig>][] = [
+  ["climedbench, CoT and a perturbation beside the baseline", {
+    benchmark: "climedbench",
+    model: "offline:reference",
+    limit: 30,
+    ablations: ["cot", "perturb:nota"],
+  }],
+  ["llmeval-med, multi-turn, two judge runs", {
+    benchmark: "llmeval-med",
+    model: "offline:reference",
+    judge: "offline:overlap",
+    judgeRuns: 2,
+    limit: 24,
+  }],
+  ["medgpteval, rubric judges with named values", {
+    benchmark: "medgpteval",
+    model: "offline:reference",
+    judge: "offline:rubric",
+    limit: 8,
+  }],
+  ["permedcqa, MedJudge", {
+    benchmark: "permedcqa",
+    model: "offline:reference",
+    judge: "offline:medjudge",
+    limit: 10,
+  }],
+];
+
+for (const [name, settings] of RUNS) {
+  Deno.test(`a run aggregates what it holds, equal to the store's read-back: ${name}`, async () => {
+    const out = await Deno.makeTempDir({ prefix: "medeval-held-run-" });
+    try {
+      const config = { out, progress: false, renderFigures: false, ...settings } as EvalConfig;
+      const first = await heldBesideReadBack(config);
+      assertEquals(
+        first.pairs.length,
+        1 + (settings.ablations?.length ?? 0),
+        "every condition aggregated once",
+      );
+      for (const { held, read } of first.pairs) assertSameView(held, read);
+      // Resumed, every condition is in the store already: nothing is held, everything is read back, and the
+      // summaries come out the same.
+      const again = await heldBesideReadBack({ ...config, resume: true });
+      assertEquals(again.pairs.map((p) => p.held), again.pairs.map(() => undefined));
+      assertEquals(again.result.conditions, first.result.conditions);
+    } finally {
+      await Deno.remove(out, { recursive: true });
+    }
+  });
+}
