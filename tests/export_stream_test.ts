@@ -427,3 +427,41 @@ Deno.test("samples given twice under one id read back the same from a new store 
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("outputs and scores of several conditions are read and exported by sample, key, then condition, a page at a time", async () => {
+  await withTempStore(async (store) => {
+    // More rows than a page, written in an order that is none of the read orders.
+    const conditions = ["z", "a", "m"];
+    for (let i = 2100; i > 0; i--) {
+      for (const condition of conditions) {
+        const sampleId = `s${i % 700}`;
+        store.putOutput({ sampleId, condition, callKey: null, text: `${i}`, error: null, detail: null });
+        store.putScore(storedScore({ sampleId, condition, scorer: i % 2 ? "judge" : "metric", run: i % 3 }));
+      }
+    }
+    const outputs = [...store.eachOutput()];
+    const scores = [...store.eachScore()];
+    const byKeys = <T>(keys: (row: T) => (string | number)[]) => (a: T, b: T) => {
+      const [x, y] = [keys(a), keys(b)];
+      for (let i = 0; i < x.length; i++) if (x[i] !== y[i]) return x[i] < y[i] ? -1 : 1;
+      return 0;
+    };
+    assertEquals(outputs, [...outputs].sort(byKeys((o) => [o.sampleId, o.condition])));
+    assertEquals(
+      scores,
+      [...scores].sort(byKeys((s) => [s.sampleId, s.scorer, s.judge ?? "", s.run, s.condition])),
+    );
+    assertEquals(outputs.length, 700 * 3);
+    assertEquals(store.outputs(), outputs);
+    assertEquals(store.scores(), scores);
+    const dir = await Deno.makeTempDir({ prefix: "medeval-export-" });
+    try {
+      await exportStore(store, dir);
+      const log = await readLog(dir);
+      assertEquals(log.outputs, jsonl(outputs));
+      assertEquals(log.scores, jsonl(scores));
+    } finally {
+      await Deno.remove(dir, { recursive: true });
+    }
+  });
+});
