@@ -253,7 +253,7 @@ Deno.test("a worker spawned ahead that fails to load ends neither the run nor it
       import { RunStore } from "STORE";
       const store = new RunStore("${dir}/run.sqlite");
       store.logEvent("started", {});
-      prepareExport(store, new URL("file://${dir}/broken.ts"));
+      prepareExport(store, { module: new URL("file://${dir}/broken.ts") });
       await new Promise((r) => setTimeout(r, 1000));
       startExport(store, "${dir}/log");
       const files = await exportStore(store, "${dir}/log");

@@ -6,9 +6,9 @@
  */
 import { assert, assertEquals } from "@std/assert";
 import { DatabaseSync } from "node:sqlite";
-import type { OutputStatus, StoredScore } from "../lib/core/records.ts";
+import type { OutputStatus, StoredCall, StoredScore } from "../lib/core/records.ts";
 import { compareUtf8, sortUtf8 } from "../lib/store/held_view.ts";
-import { RunStore } from "../lib/store/run_store.ts";
+import { type OutputOutcomeCounts, RunStore } from "../lib/store/run_store.ts";
 import { runEval } from "../lib/pipeline/run_eval.ts";
 import type { EvalConfig } from "../lib/pipeline/eval_config.ts";
 
@@ -149,6 +149,60 @@ Deno.test("a held condition is what the store reads back: replaced rows, NaN, ne
   }
 });
 
+Deno.test("a held condition's answers are counted as the store's SQL counts them: truncated, refused, empty, failed", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "medeval-held-" });
+  try {
+    const store = new RunStore(`${dir}/run.sqlite`);
+    assert(store.holdView("c"));
+    const replies: [string, Partial<StoredCall> | null, string | null, string | null][] = [
+      ["cut", { finishReason: "length" }, "half an answ", null],
+      ["filtered", { finishReason: "content_filter" }, "", null],
+      ["refused", { refusal: "I can't" }, " \u3000", null],
+      ["refusal beside an answer", { refusal: "partly" }, "B", null],
+      ["blank", {}, "\u3000\n", null],
+      ["no stored call", null, "  ", null],
+      ["failed", null, null, "HTTP 500"],
+      ["context", null, null, "context_length_exceeded: too long"],
+      ["plain", {}, "A", null],
+    ];
+    for (const [id, call, text, error] of replies) {
+      if (call) {
+        store.putCall({
+          key: `k-${id}`,
+          role: "model",
+          model: "m",
+          request: { messages: [], params: {} },
+          text: text ?? "",
+          finishReason: "stop",
+          usage: null,
+          attempts: 1,
+          latencyMs: 1,
+          createdAt: "2026-01-01T00:00:00.000Z",
+          endpoint: null,
+          condition: "c",
+          ...call,
+        });
+      }
+      // Half the calls are committed before their answer is stored, half are still queued.
+      if (id.length % 2) store.flush();
+      store.putOutput({ sampleId: id, condition: "c", callKey: call ? `k-${id}` : "k-missing", text, error });
+    }
+    // A failed answer replaced by a truncated one, as a resumed retry would.
+    store.putOutput({ sampleId: "cut", condition: "c", callKey: null, text: null, error: "timeout" });
+    store.putOutput({ sampleId: "cut", condition: "c", callKey: "k-cut", text: "half an answ", error: null });
+    const held = store.outputOutcomeCounts("c");
+    store.flush();
+    const reader = new RunStore(`${dir}/run.sqlite`, { readOnly: true });
+    const read = reader.outputOutcomeCounts("c");
+    reader.close();
+    assertEquals({ ...held, errors: held.errors.sort() }, { ...read, errors: read.errors.sort() });
+    assertEquals(read.truncated + read.refused + read.empty_answers, 5, "every kind counted at least once");
+    store.close();
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
 Deno.test("a condition the store already has, or whose scores are replaced, is not held: it is read back", async () => {
   const dir = await Deno.makeTempDir({ prefix: "medeval-held-" });
   try {
@@ -175,17 +229,28 @@ async function heldBesideReadBack(config: EvalConfig) {
     held: ReturnType<typeof readBack> | undefined;
     read: ReturnType<typeof readBack>;
   }[] = [];
+  const counts: { held: OutputOutcomeCounts; read: OutputOutcomeCounts }[] = [];
   const take = RunStore.prototype.takeHeldView;
+  const count = RunStore.prototype.outputOutcomeCounts;
   RunStore.prototype.takeHeldView = function (this: RunStore, condition: string) {
     const held = take.call(this, condition);
     pairs.push({ condition, held, read: readBack(this, condition) });
     return held;
   };
+  RunStore.prototype.outputOutcomeCounts = function (this: RunStore, condition: string) {
+    const held = count.call(this, condition);
+    this.flush();
+    const reader = new RunStore(this.path, { readOnly: true });
+    counts.push({ held, read: count.call(reader, condition) });
+    reader.close();
+    return held;
+  };
   try {
     const result = await runEval(config);
-    return { pairs, result };
+    return { pairs, counts, result };
   } finally {
     RunStore.prototype.takeHeldView = take;
+    RunStore.prototype.outputOutcomeCounts = count;
   }
 }
 
@@ -229,6 +294,9 @@ for (const [name, settings] of RUNS) {
         "every condition aggregated once",
       );
       for (const { held, read } of first.pairs) assertSameView(held, read);
+      for (const { held, read } of first.counts) {
+        assertEquals({ ...held, errors: held.errors.sort() }, { ...read, errors: read.errors.sort() });
+      }
       // Resumed, every condition is in the store already: nothing is held, everything is read back, and the
       // summaries come out the same.
       const again = await heldBesideReadBack({ ...config, resume: true });

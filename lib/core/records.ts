@@ -94,3 +94,20 @@ export interface StoredScore {
   /** Scorer-specific detail (JSON), e.g. the judge's whole parsed verdict. */
   detail: unknown;
 }
+
+/** How the outputs of a condition ended, as `RunStore.outputOutcomeCounts` counts them. */
+export interface OutputOutcomeCounts {
+  /** Outputs stored (answers and answer errors). */
+  outputs: number;
+  /** Answers whose call ended at the token limit (`finish_reason` `length`). */
+  truncated: number;
+  /**
+   * Answers whose call was refused: `finish_reason` `content_filter`, or a `refusal` with a reply that is empty
+   * once trimmed.
+   */
+  refused: number;
+  /** Answers not refused whose text is empty once trimmed. */
+  empty_answers: number;
+  /** The error of every answer that failed (for the caller to sort). */
+  errors: string[];
+}

@@ -111,6 +111,8 @@ export function conditionResult(
     offline: plan.roles.some((r) => r.providers.some((p) => p.offline)),
     judgeRuns,
   };
+  // Counted before the view is read: a condition this run held is counted from memory, until the view takes it.
+  const outcomes = answerOutcomes(store.outputOutcomeCounts(condition.name));
   const full = readRunView(store, condition.name);
   // Memory checkpoints: reading every score and building every row leave garbage V8 would keep until the heap
   // had grown several times over (at 100,000 samples the aggregation's peak RSS fell by ~45 MB).
@@ -133,7 +135,6 @@ export function conditionResult(
     not_judged: completeness.not_judged,
     failed: completeness.failed,
   });
-  const outcomes = answerOutcomes(store.outputOutcomeCounts(condition.name));
   Object.assign(summary.counts, {
     truncated: outcomes.truncated,
     refused: outcomes.refused,
@@ -250,9 +251,9 @@ export async function executeEval(plan: EvalPlan): Promise<EvalResult> {
     for (const scorer of task.scorers) scorer.prepare?.(plan.allSamples);
     const auxiliary = new Map([...plan.auxiliary].map(([name, a]) => [name, a.samples]));
     // The log export's worker loads its modules while the calls are under way (spawned once the first
-    // requests are out, BACKGROUND_DELAY_MS after the start), so that the export starts at once when the last
-    // answer is in.
-    exportReady = setTimeout(() => prepareExport(store), BACKGROUND_DELAY_MS);
+    // requests are out, BACKGROUND_DELAY_MS after the start) and writes the calls file as they are stored, so
+    // that the export starts at once when the last answer is in, with the outputs, scores and events to write.
+    exportReady = setTimeout(() => prepareExport(store, { dir: `${config.out}/log` }), BACKGROUND_DELAY_MS);
     let failures = 0;
     let stopped: string | undefined;
     const stops = new Map<string, string>();

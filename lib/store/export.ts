@@ -3,45 +3,32 @@
  * @module
  */
 import type { RunStore } from "./run_store.ts";
+import { JsonLinesFile } from "./jsonl_file.ts";
+import { CallsAhead, PARTIAL_CALLS } from "./calls_ahead.ts";
 
 /** Returns `rows` as JSON Lines text (one JSON object per line, trailing newline). */
 export function toJsonl(rows: readonly unknown[]): string {
   return rows.map((r) => JSON.stringify(r)).join("\n") + (rows.length ? "\n" : "");
 }
 
-/** Characters of lines gathered before they are written out (the file's lines are never all in memory). */
-const CHUNK_CHARS = 1 << 16;
-/** Bytes a gathered chunk is encoded into: UTF-8 takes at most three bytes for each UTF-16 unit. */
-const CHUNK_BYTES = 3 * CHUNK_CHARS;
-
-/**
- * Writes `lines` (each one JSON text, without its newline) to `path`, a chunk of lines at a time, each encoded
- * into one reused buffer (a chunk too long for it, from a long line, into a buffer of its own).
- */
+/** Writes `lines` (each one JSON text, without its newline) to `path` as a {@linkcode JsonLinesFile}. */
 export async function writeJsonLines(path: string, lines: Iterable<string>): Promise<void> {
-  const file = await Deno.open(path, { write: true, create: true, truncate: true });
-  const encoder = new TextEncoder();
-  const buffer = new Uint8Array(CHUNK_BYTES);
+  const file = await JsonLinesFile.create(path);
   try {
-    let chunk = "";
-    const flush = async () => {
-      const bytes = 3 * chunk.length <= buffer.length ? buffer : new Uint8Array(3 * chunk.length);
-      const { written } = encoder.encodeInto(chunk, bytes);
-      chunk = "";
-      for (let at = 0; at < written;) at += await file.write(bytes.subarray(at, written));
-    };
-    for (const line of lines) {
-      chunk += line + "\n";
-      if (chunk.length >= CHUNK_CHARS) await flush();
-    }
-    await flush();
+    for (const line of lines) await file.append(line);
+    await file.flush();
   } finally {
     file.close();
   }
 }
 
-/** What the export worker is asked: the store's database file and the directory of its log. */
+/**
+ * What the export worker is asked: `ahead`, to write the calls file of the store's log as its run goes; `export`
+ * (the default), to write the log files, finishing the calls file it began for the same store and directory.
+ */
 export interface ExportRequest {
+  /** What to do (default `export`). */
+  kind?: "ahead" | "export";
   /** Path of `run.sqlite`. */
   path: string;
   /** Directory the log files go into. */
@@ -61,8 +48,8 @@ interface ExportAhead {
 /** The export started ahead for each store, until {@linkcode exportStore} takes it. */
 const ahead = new WeakMap<RunStore, ExportAhead>();
 
-/** Export workers spawned ahead by {@linkcode prepareExport}, each waiting for its store's export. */
-const spare = new WeakMap<RunStore, Worker>();
+/** Export workers spawned ahead by {@linkcode prepareExport}, each waiting for its store's export, and their log directory. */
+const spare = new WeakMap<RunStore, { worker: Worker; dir?: string }>();
 
 /** The module of the export worker. */
 const EXPORT_WORKER = new URL("./export_worker.ts", import.meta.url);
@@ -72,41 +59,69 @@ function exportWorker(module = EXPORT_WORKER): Worker {
   return new Worker(module, { type: "module" });
 }
 
+/** What {@linkcode prepareExport} is told. */
+export interface PrepareOptions {
+  /**
+   * The log directory the export will write: given, the worker writes the calls file there as the run goes
+   * (lib/store/calls_ahead.ts), and the export at the end has the rest to write.
+   */
+  dir?: string;
+  /** The worker's module (for tests). */
+  module?: URL;
+}
+
 /**
  * Spawns the export worker of `store` ahead of {@linkcode startExport}, so that it has loaded its modules (in
- * its own thread, while a run's calls are under way) by the time the export starts; {@linkcode discardExport}
- * ends it if the export never starts. `module` (for tests) replaces the worker's module.
+ * its own thread, while a run's calls are under way) by the time the export starts, and, given the log
+ * directory, writes the calls file as the run goes; {@linkcode discardExport} ends it (and removes that file) if
+ * the export never starts.
  */
-export function prepareExport(store: RunStore, module: URL = EXPORT_WORKER): void {
+export function prepareExport(store: RunStore, options: PrepareOptions = {}): void {
   if (spare.has(store) || ahead.has(store)) return;
-  const worker = exportWorker(module);
+  const worker = exportWorker(options.module);
   // A worker that fails to load is not an error of the run: the export then starts afresh (an error a worker
   // does not handle would end this process).
   worker.onerror = (event) => {
     event.preventDefault();
     worker.terminate();
-    if (spare.get(store) === worker) spare.delete(store);
+    if (spare.get(store)?.worker === worker) spare.delete(store);
   };
-  spare.set(store, worker);
+  spare.set(store, { worker, dir: options.dir });
+  if (options.dir !== undefined) {
+    worker.postMessage({ kind: "ahead", path: store.path, dir: options.dir } satisfies ExportRequest);
+  }
 }
 
-/** Ends the worker {@linkcode prepareExport} spawned for `store` if no export took it. */
+/** Ends the worker {@linkcode prepareExport} spawned for `store` if no export took it, and removes its calls file. */
 export function discardExport(store: RunStore): void {
-  spare.get(store)?.terminate();
+  const prepared = spare.get(store);
   spare.delete(store);
+  if (!prepared) return;
+  prepared.worker.terminate();
+  if (prepared.dir !== undefined) removePartial(prepared.dir);
+}
+
+/** Removes the calls file a worker began in `dir`, if there is one. */
+function removePartial(dir: string): void {
+  try {
+    Deno.removeSync(`${dir}/${PARTIAL_CALLS}`);
+  } catch {
+    // None was begun, or it is gone already.
+  }
 }
 
 /**
  * Starts writing the log files of `store` into `dir` in a worker (lib/store/export_worker.ts, reading the
- * database beside this process; the one {@linkcode prepareExport} spawned, if any), so that the export runs
- * while the rest of a run's outputs are written: {@linkcode exportStore} of the same store and directory then
- * waits for it rather than exporting again, unless the store was written to since (then it exports afresh,
- * once the worker is done).
+ * database beside this process; the one {@linkcode prepareExport} spawned, if any, which finishes the calls file
+ * it began), so that the export runs while the rest of a run's outputs are written: {@linkcode exportStore} of
+ * the same store and directory then waits for it rather than exporting again, unless the store was written to
+ * since (then it exports afresh, once the worker is done).
  */
 export function startExport(store: RunStore, dir: string): void {
   store.flush();
-  const worker = spare.get(store) ?? exportWorker();
+  const prepared = spare.get(store);
   spare.delete(store);
+  const worker = prepared?.worker ?? exportWorker();
   const files = new Promise<string[]>((resolve, reject) => {
     worker.onmessage = (event: MessageEvent<ExportReply>) => {
       worker.terminate();
@@ -122,15 +137,16 @@ export function startExport(store: RunStore, dir: string): void {
   // A failed export ahead is not an error of its own: exportStore writes the files itself.
   files.catch(() => {});
   ahead.set(store, { dir, writes: store.writes, files });
-  worker.postMessage({ path: store.path, dir } satisfies ExportRequest);
+  worker.postMessage({ kind: "export", path: store.path, dir } satisfies ExportRequest);
 }
 
 /**
  * Writes `calls.jsonl`, `outputs.jsonl`, `scores.jsonl` and `events.jsonl` of `store` into `dir`, each streamed
- * from the store a row at a time, as JSON text built from the stored columns; when {@linkcode startExport}
- * started them for this store and directory and nothing was written to it since, waits for those instead.
+ * from the store a row at a time, as JSON text built from the stored columns (the calls file `calls` began, when
+ * it holds them all in order); when {@linkcode startExport} started them for this store and directory and
+ * nothing was written to it since, waits for those instead.
  */
-export async function exportStore(store: RunStore, dir: string): Promise<string[]> {
+export async function exportStore(store: RunStore, dir: string, calls?: CallsAhead): Promise<string[]> {
   const started = ahead.get(store);
   ahead.delete(store);
   if (started) {
@@ -138,13 +154,19 @@ export async function exportStore(store: RunStore, dir: string): Promise<string[
     if (files && started.dir === dir && started.writes === store.writes) return files;
   }
   await Deno.mkdir(dir, { recursive: true });
+  const written: string[] = [];
+  const callsPath = `${dir}/calls.jsonl`;
+  const finished = await calls?.finish();
+  if (finished !== undefined) await Deno.rename(finished, callsPath);
+  else await writeJsonLines(callsPath, store.eachCallJson());
+  written.push(callsPath);
+  // A calls file a worker began and left (it failed, or the store was written to since) is not the log's.
+  removePartial(dir);
   const files: [string, Iterable<string>][] = [
-    ["calls.jsonl", store.eachCallJson()],
     ["outputs.jsonl", store.eachOutputJson()],
     ["scores.jsonl", store.eachScoreJson()],
     ["events.jsonl", store.eachEventJson()],
   ];
-  const written: string[] = [];
   for (const [name, lines] of files) {
     const path = `${dir}/${name}`;
     await writeJsonLines(path, lines);

@@ -1,19 +1,83 @@
 /// <reference lib="deno.worker" />
 /**
- * The worker behind `startExport` (export.ts): opens a run store read-only, writes its log files and reports the
- * paths written, or the error.
+ * The worker behind `prepareExport` and `startExport` (export.ts): asked `ahead`, opens the run store read-only
+ * and writes the calls file of its log as the run goes, a step every {@linkcode STEP_MS}
+ * (lib/store/calls_ahead.ts); asked `export`, writes the log files (finishing that calls file when it is the same
+ * store's and directory's) and reports the paths written, or the error.
  * @module
  */
 import { type ExportReply, type ExportRequest, exportStore } from "./export.ts";
+import { CallsAhead } from "./calls_ahead.ts";
 import { RunStore } from "./run_store.ts";
 
+/** Milliseconds between two steps of the calls file (a step reads and writes what was stored meanwhile). */
+const STEP_MS = 250;
+
+/** The calls file begun ahead: its store, its directory, the step under way and the next one's timer. */
+let begun: {
+  request: ExportRequest;
+  store: RunStore;
+  calls: CallsAhead;
+  step: Promise<void>;
+  timer?: ReturnType<typeof setTimeout>;
+} | undefined;
+
+/** Runs a step of the begun calls file, then schedules the next; a failed step gives the file up. */
+function step(): void {
+  if (!begun) return;
+  const current = begun;
+  current.step = current.calls.step().catch(() => current.calls.discard()).then(() => {
+    if (begun === current) current.timer = setTimeout(step, STEP_MS);
+  });
+}
+
+/** Begins the calls file of `request`'s store; if it cannot, the export at the end writes every file. */
+async function beginAhead(request: ExportRequest): Promise<void> {
+  try {
+    const store = new RunStore(request.path, { readOnly: true });
+    try {
+      begun = { request, store, calls: await CallsAhead.start(store, request.dir), step: Promise.resolve() };
+    } catch (err) {
+      store.close();
+      throw err;
+    }
+    begun.timer = setTimeout(step, STEP_MS);
+  } catch {
+    begun = undefined;
+  }
+}
+
+/** Ends the calls file begun ahead: returns it when it is `request`'s store's and directory's, else drops it. */
+async function takeAhead(
+  request: ExportRequest,
+): Promise<{ store: RunStore; calls: CallsAhead } | undefined> {
+  const current = begun;
+  begun = undefined;
+  if (!current) return undefined;
+  clearTimeout(current.timer);
+  await current.step;
+  if (current.request.path === request.path && current.request.dir === request.dir) return current;
+  await current.calls.discard();
+  current.store.close();
+  return undefined;
+}
+
+/** The beginning of the calls file, while it is under way (the export waits for it). */
+let beginning: Promise<void> = Promise.resolve();
+
 self.onmessage = async (event: MessageEvent<ExportRequest>) => {
-  const { path, dir } = event.data;
+  const request = event.data;
+  if (request.kind === "ahead") {
+    beginning = beginAhead(request);
+    return;
+  }
+  await beginning;
   let reply: ExportReply;
   try {
-    const store = new RunStore(path, { readOnly: true });
+    const taken = await takeAhead(request);
+    const store = taken?.store ?? new RunStore(request.path, { readOnly: true });
     try {
-      reply = { files: await exportStore(store, dir) };
+      reply = { files: await exportStore(store, request.dir, taken?.calls) };
     } finally {
       store.close();
     }

@@ -1,12 +1,14 @@
 /**
  * A condition's output statuses and scores held in memory as a run writes them, so that the run's aggregation
  * reads what it wrote without reading it back from SQLite (at 33,735 samples the read-back took ~0.3 s of the
- * run's tail). It holds exactly what the store's queries would return: the scores as read back (rebuilt from
- * the values the store binds), a later write replacing an earlier one of the same key, and both maps in the
- * order of the queries (SQLite's BINARY collation: UTF-8 byte order).
+ * run's tail), and counts how its answers ended without joining them to their calls in SQL. It holds exactly
+ * what the store's queries would return: the scores as read back (rebuilt from the values the store binds), a
+ * later write replacing an earlier one of the same key, and both maps in the order of the queries (SQLite's
+ * BINARY collation: UTF-8 byte order).
  * @module
  */
-import type { OutputStatus, StoredScore } from "../core/records.ts";
+import type { OutputOutcomeCounts, OutputStatus, StoredScore } from "../core/records.ts";
+import { isRefused, type ReplyEnd } from "../core/refusal.ts";
 
 /** True when `text` holds a UTF-16 unit whose order differs between UTF-16 and UTF-8 (a surrogate or U+E000 on). */
 const HIGH_UNITS = /[\uD800-\uFFFF]/;
@@ -45,14 +47,60 @@ function scoreKey(score: StoredScore): string {
   return `${score.scorer}\u0000${score.judge ?? ""}\u0000${score.run}`;
 }
 
+/** How one held answer ended, as `RunStore.outputOutcomeCounts` counts it. */
+interface AnswerEnd {
+  truncated: boolean;
+  refused: boolean;
+  empty: boolean;
+}
+
+/** An answer that is none of truncated, refused or empty (and every answer error). */
+const PLAIN_END: AnswerEnd = { truncated: false, refused: false, empty: false };
+
 /** One condition's output statuses and scores, as written; read in the store's order by {@linkcode view}. */
 export class HeldView {
   readonly #outputs = new Map<string, OutputStatus>();
+  readonly #ends = new Map<string, AnswerEnd>();
   readonly #scores = new Map<string, Map<string, StoredScore>>();
 
-  /** Holds an output's status (replacing the sample's earlier one, as the store does). */
-  putOutput(sampleId: string, answered: boolean, error: string | null): void {
-    this.#outputs.set(sampleId, { sampleId, answered, error });
+  /**
+   * Holds an output's status (replacing the sample's earlier one, as the store does) and how its answer ended:
+   * `text` is the answer (`null`: it failed with `error`), `call` the stored call behind it, if any.
+   */
+  putOutput(sampleId: string, text: string | null, error: string | null, call: ReplyEnd | undefined): void {
+    this.#outputs.set(sampleId, { sampleId, answered: text !== null, error });
+    if (text === null) {
+      this.#ends.set(sampleId, PLAIN_END);
+      return;
+    }
+    // The store's SQL: a call's finish reason and refusal, the answer's own text for emptiness.
+    const refused = call !== undefined && isRefused(call);
+    const end = {
+      truncated: call?.finishReason === "length",
+      refused,
+      empty: !refused && text.trim() === "",
+    };
+    this.#ends.set(sampleId, end.truncated || end.refused || end.empty ? end : PLAIN_END);
+  }
+
+  /** How the held answers ended, as `RunStore.outputOutcomeCounts` counts them from the store. */
+  outcomeCounts(): OutputOutcomeCounts {
+    const counts: OutputOutcomeCounts = {
+      outputs: 0,
+      truncated: 0,
+      refused: 0,
+      empty_answers: 0,
+      errors: [],
+    };
+    for (const [id, output] of this.#outputs) {
+      const end = this.#ends.get(id)!;
+      counts.outputs++;
+      if (end.truncated) counts.truncated++;
+      if (end.refused) counts.refused++;
+      if (end.empty) counts.empty_answers++;
+      if (!output.answered) counts.errors.push(output.error ?? "");
+    }
+    return counts;
   }
 
   /** Holds a score as the store reads it back (replacing one of the same scorer, judge and run). */

@@ -15,7 +15,13 @@ import { SqliteConnection } from "./sqlite.ts";
 import { InputError } from "../core/errors.ts";
 import { SharedValues } from "../core/shared_values.ts";
 import type { Sample } from "../core/sample.ts";
-import type { OutputStatus, StoredCall, StoredOutput, StoredScore } from "../core/records.ts";
+import type {
+  OutputOutcomeCounts,
+  OutputStatus,
+  StoredCall,
+  StoredOutput,
+  StoredScore,
+} from "../core/records.ts";
 import { HeldView } from "./held_view.ts";
 
 const SCHEMA = `
@@ -83,22 +89,7 @@ export const SAMPLES_PER_FLUSH = 256;
 /** Queued writes that are committed at once without waiting. */
 export const WRITE_BATCH = 2000;
 
-/** How the outputs of a condition ended, as {@linkcode RunStore.outputOutcomeCounts} counts them. */
-export interface OutputOutcomeCounts {
-  /** Outputs stored (answers and answer errors). */
-  outputs: number;
-  /** Answers whose call ended at the token limit (`finish_reason` `length`). */
-  truncated: number;
-  /**
-   * Answers whose call was refused: `finish_reason` `content_filter`, or a `refusal` with a reply that is empty
-   * once trimmed.
-   */
-  refused: number;
-  /** Answers not refused whose text is empty once trimmed. */
-  empty_answers: number;
-  /** The error of every answer that failed (for the caller to sort). */
-  errors: string[];
-}
+export type { OutputOutcomeCounts };
 
 /**
  * The characters JavaScript's `String.prototype.trim` removes (white space and line terminators), given to
@@ -146,6 +137,18 @@ export interface CallEndCounts {
   refused: number;
   /** Replies not refused that are empty once trimmed. */
   empty: number;
+}
+
+/** A stored call as {@linkcode RunStore.callsStoredAfter} reads it. */
+export interface StoredCallJson {
+  /** Its number in the order calls were stored (SQLite's rowid: rows are never deleted). */
+  number: number;
+  /** When it was stored (ISO 8601): the export orders calls by this, then by key. */
+  createdAt: string;
+  /** Its key. */
+  key: string;
+  /** Its JSON text, as the export writes it. */
+  json: string;
 }
 
 /** Opens (creating if needed) the SQLite run store of a run directory. */
@@ -529,9 +532,12 @@ export class RunStore {
   /**
    * Counts how the outputs of `condition` ended, each with what its call reported (finish reason, refusal,
    * reply), in SQL: no answer's text is read into JavaScript. An answer without a stored call counts as neither
-   * truncated nor refused.
+   * truncated nor refused. A condition held in memory ({@linkcode holdView}) is counted from what was held, by
+   * the same rule (`isRefused` of lib/core/refusal.ts).
    */
   outputOutcomeCounts(condition: string): OutputOutcomeCounts {
+    const held = this.#held.get(condition);
+    if (held) return held.outcomeCounts();
     this.flush();
     const refused = refusedSql("c.");
     const row = this.#prepare(
@@ -606,6 +612,30 @@ export class RunStore {
     for (const row of this.#prepare(CALLS_IN_ORDER).iterate()) yield callJson(row as Record<string, unknown>);
   }
 
+  /**
+   * Returns up to `limit` calls stored after the call numbered `after` (0: from the first), in the order they
+   * were stored, each with its number, its time and key, and its JSON text as {@linkcode eachCallJson} gives it:
+   * what an export that follows a run reads as the run goes.
+   */
+  callsStoredAfter(after: number, limit: number): StoredCallJson[] {
+    this.flush();
+    const rows = this.#prepare(
+      "SELECT rowid AS stored_number, * FROM calls WHERE rowid > ? ORDER BY rowid LIMIT ?",
+    ).all(after, limit) as Record<string, unknown>[];
+    return rows.map((row) => ({
+      number: Number(row.stored_number),
+      createdAt: String(row.created_at),
+      key: String(row.key),
+      json: callJson(row),
+    }));
+  }
+
+  /** How many calls are stored. */
+  callCount(): number {
+    this.flush();
+    return Number((this.#prepare("SELECT COUNT(*) AS n FROM calls").get() as { n: number }).n);
+  }
+
   /** Yields each stored output as `JSON.stringify` of {@linkcode eachOutput}'s records gives it, in that order. */
   *eachOutputJson(): Generator<string> {
     for (const row of this.#pagedRows("outputs")) yield outputJson(row);
@@ -636,7 +666,11 @@ export class RunStore {
 
   /** Stores the output of a sample in a condition (replacing an earlier failed one on resume). */
   putOutput(output: StoredOutput): void {
-    this.#held.get(output.condition)?.putOutput(output.sampleId, output.text !== null, output.error);
+    const held = this.#held.get(output.condition);
+    if (held) {
+      const call = output.callKey === null ? undefined : this.getCall(output.callKey);
+      held.putOutput(output.sampleId, output.text, output.error, call);
+    }
     this.#write(
       "INSERT OR REPLACE INTO outputs (sample_id, condition, call_key, text, error, detail) VALUES (?, ?, ?, ?, ?, ?)",
       [

@@ -1,0 +1,151 @@
+/**
+ * The calls file a run's export worker writes as the run goes (lib/store/calls_ahead.ts) is the calls file the
+ * export writes from the store's sorted query, byte for byte, or it is dropped for that one.
+ * @module
+ */
+import { assert, assertEquals, assertNotEquals } from "@std/assert";
+import type { StoredCall } from "../lib/core/records.ts";
+import { CallsAhead, PARTIAL_CALLS } from "../lib/store/calls_ahead.ts";
+import {
+  discardExport,
+  exportStore,
+  prepareExport,
+  startExport,
+  writeJsonLines,
+} from "../lib/store/export.ts";
+import type { RunStore } from "../lib/store/run_store.ts";
+import { withTempStore } from "./temp_store.ts";
+import { waitUntil } from "./wait_until.ts";
+
+/** A call of key `key` stored at second `second` (a fraction of it, so that several share a time). */
+function call(key: string, second: number): StoredCall {
+  return {
+    key,
+    role: key.startsWith("j") ? "judge" : "model",
+    model: "m",
+    request: { messages: [{ role: "user", content: `问 ${key}\n"quoted"` }], params: { temperature: 0 } },
+    text: `答 ${key}`,
+    finishReason: "stop",
+    usage: { prompt: 3, completion: 2 },
+    attempts: 1,
+    latencyMs: 10.5,
+    createdAt: new Date(Date.UTC(2026, 0, 1) + second * 1000).toISOString(),
+    endpoint: "host/v1",
+    condition: null,
+  };
+}
+
+/** What the export writes for the calls of `store` from its sorted query. */
+async function sortedCalls(store: RunStore, dir: string): Promise<string> {
+  await writeJsonLines(`${dir}/sorted.jsonl`, store.eachCallJson());
+  return await Deno.readTextFile(`${dir}/sorted.jsonl`);
+}
+
+/** Stores calls `from`..`to` (exclusive), three to a millisecond, keys falling within each, then commits them. */
+function storeCalls(store: RunStore, from: number, to: number): void {
+  for (let i = from; i < to; i++) store.putCall(call(`k${String(9_999_999 - i)}`, Math.floor(i / 3) / 1000));
+  store.flush();
+}
+
+async function withDir<T>(fn: (dir: string) => Promise<T>): Promise<T> {
+  const dir = await Deno.makeTempDir({ prefix: "medeval-calls-ahead-" });
+  try {
+    return await fn(dir);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+}
+
+Deno.test("calls written as they are stored, steps between, make the sorted query's file (times shared, pages crossed, a resume's calls first)", async () => {
+  await withTempStore((store) =>
+    withDir(async (dir) => {
+      // A resumed run: calls of an earlier session are stored already.
+      storeCalls(store, 0, 100);
+      const calls = await CallsAhead.start(store, `${dir}/log`);
+      await calls.step();
+      assert((await Deno.readTextFile(calls.path)).length > 0, "written as the run goes");
+      storeCalls(store, 100, 2500);
+      await calls.step();
+      storeCalls(store, 2500, 5000);
+      const path = await calls.finish();
+      assertEquals(path, `${dir}/log/${PARTIAL_CALLS}`);
+      assertEquals(await Deno.readTextFile(path!), await sortedCalls(store, dir));
+    })
+  );
+});
+
+Deno.test("a call stored out of time order drops the file: the export writes the calls from the sorted query", async () => {
+  await withTempStore((store) =>
+    withDir(async (dir) => {
+      const calls = await CallsAhead.start(store, `${dir}/log`);
+      storeCalls(store, 0, 30);
+      await calls.step();
+      // A clock set back: this call sorts before calls already written.
+      store.putCall(call("k-early", 0));
+      storeCalls(store, 30, 60);
+      assertEquals(await calls.finish(), undefined);
+      assert(calls.broken?.includes("k-early"), calls.broken);
+      const files = await exportStore(store, `${dir}/log`, calls);
+      assertEquals(await Deno.readTextFile(files[0]), await sortedCalls(store, dir));
+      assertEquals([...Deno.readDirSync(`${dir}/log`)].map((e) => e.name).sort(), [
+        "calls.jsonl",
+        "events.jsonl",
+        "outputs.jsonl",
+        "scores.jsonl",
+      ]);
+    })
+  );
+});
+
+Deno.test("the export worker writes the calls file while calls are stored, and the export finishes it", async () => {
+  await withTempStore((store) =>
+    withDir(async (dir) => {
+      prepareExport(store, { dir: `${dir}/log` });
+      const partial = `${dir}/log/${PARTIAL_CALLS}`;
+      const size = () => {
+        try {
+          return Deno.statSync(partial).size;
+        } catch {
+          return 0;
+        }
+      };
+      storeCalls(store, 0, 200);
+      await waitUntil(() => size() > 0, "the worker's calls file");
+      const early = size();
+      const begun = Deno.statSync(partial).ino;
+      storeCalls(store, 200, 3000);
+      store.logEvent("done", {});
+      startExport(store, `${dir}/log`);
+      const files = await exportStore(store, `${dir}/log`);
+      assertNotEquals(early, Deno.statSync(files[0]).size, "the file grew after the worker began it");
+      assertEquals(Deno.statSync(files[0]).ino, begun, "the log's calls file is the one the worker began");
+      await exportStore(store, `${dir}/again`);
+      for (const name of ["calls", "outputs", "scores", "events"]) {
+        assertEquals(
+          await Deno.readTextFile(`${dir}/log/${name}.jsonl`),
+          await Deno.readTextFile(`${dir}/again/${name}.jsonl`),
+          name,
+        );
+      }
+      assertEquals(size(), 0, "no calls file left beside the log");
+    })
+  );
+});
+
+Deno.test("a run that ends without its export leaves no calls file behind", async () => {
+  await withTempStore((store) =>
+    withDir(async (dir) => {
+      prepareExport(store, { dir: `${dir}/log` });
+      storeCalls(store, 0, 50);
+      await waitUntil(() => {
+        try {
+          return Deno.statSync(`${dir}/log/${PARTIAL_CALLS}`).size > 0;
+        } catch {
+          return false;
+        }
+      }, "the worker's calls file");
+      discardExport(store);
+      assertEquals([...Deno.readDirSync(`${dir}/log`)], []);
+    })
+  );
+});
