@@ -42,9 +42,14 @@ function compareScores(a: StoredScore, b: StoredScore): number {
   return compareUtf8(a.scorer, b.scorer) || compareUtf8(a.judge ?? "", b.judge ?? "") || a.run - b.run;
 }
 
-/** The key a score replaces another of the same sample by (the store's primary key within a condition). */
-function scoreKey(score: StoredScore): string {
-  return `${score.scorer}\u0000${score.judge ?? ""}\u0000${score.run}`;
+/** A score as held: its row as the store binds it, read into a {@linkcode StoredScore} when the view is taken. */
+export interface HeldScoreRow {
+  /** Sample id. */
+  sampleId: string;
+  /** The key it replaces another of the same sample by (the store's primary key within a condition). */
+  key: string;
+  /** The values the store binds, in its column order. */
+  row: readonly unknown[];
 }
 
 /** How one held answer ended, as `RunStore.outputOutcomeCounts` counts it. */
@@ -61,7 +66,7 @@ const PLAIN_END: AnswerEnd = { truncated: false, refused: false, empty: false };
 export class HeldView {
   readonly #outputs = new Map<string, OutputStatus>();
   readonly #ends = new Map<string, AnswerEnd>();
-  readonly #scores = new Map<string, Map<string, StoredScore>>();
+  readonly #scores = new Map<string, Map<string, readonly unknown[]>>();
 
   /**
    * Holds an output's status (replacing the sample's earlier one, as the store does) and how its answer ended:
@@ -103,20 +108,28 @@ export class HeldView {
     return counts;
   }
 
-  /** Holds a score as the store reads it back (replacing one of the same scorer, judge and run). */
-  putScore(score: StoredScore): void {
+  /**
+   * Holds a score as the store binds it (replacing one of the same key); it is read as the store reads it back
+   * only when the view is taken, so that a run does not pay for it while its calls are under way.
+   */
+  putScore(score: HeldScoreRow): void {
     let own = this.#scores.get(score.sampleId);
     if (!own) this.#scores.set(score.sampleId, own = new Map());
-    own.set(scoreKey(score), score);
+    own.set(score.key, score.row);
   }
 
-  /** The statuses by sample and the scores by sample, each in the order of the store's queries. */
-  view(): { outputs: Map<string, OutputStatus>; scores: Map<string, StoredScore[]> } {
+  /**
+   * The statuses by sample and the scores by sample (each row read by `read`, as the store reads its rows),
+   * each in the order of the store's queries.
+   */
+  view(
+    read: (row: readonly unknown[]) => StoredScore,
+  ): { outputs: Map<string, OutputStatus>; scores: Map<string, StoredScore[]> } {
     const outputs = new Map<string, OutputStatus>();
     for (const id of sortUtf8([...this.#outputs.keys()])) outputs.set(id, this.#outputs.get(id)!);
     const scores = new Map<string, StoredScore[]>();
     for (const id of sortUtf8([...this.#scores.keys()])) {
-      const own = [...this.#scores.get(id)!.values()];
+      const own = [...this.#scores.get(id)!.values()].map(read);
       scores.set(id, own.length > 1 ? own.sort(compareScores) : own);
     }
     return { outputs, scores };

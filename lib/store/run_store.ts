@@ -710,9 +710,11 @@ export class RunStore {
       values,
     );
     const held = this.#held.get(score.condition);
-    if (held) {
-      held.putScore(rowToScore(storedRow(SCORE_COLUMNS, values), (name) => this.#heldNames.text(name)));
-    }
+    held?.putScore({
+      sampleId: score.sampleId,
+      key: `${values[2]}\u0000${values[3]}\u0000${values[4]}`,
+      row: values,
+    });
   }
 
   /**
@@ -741,7 +743,9 @@ export class RunStore {
   ): { outputs: Map<string, OutputStatus>; scores: Map<string, StoredScore[]> } | undefined {
     const held = this.#held.get(condition);
     this.#held.delete(condition);
-    return held?.view();
+    return held?.view((row) =>
+      rowToScore(storedRow(SCORE_COLUMNS, row), (name) => this.#heldNames.text(name))
+    );
   }
 
   /** Replaces every score of `scorer` in `condition` by `scores`, in one transaction (imported ratings). */
