@@ -337,7 +337,27 @@ Deno.test("putSamples writes only missing samples and reads back the same sample
   }
 });
 
-Deno.test("a new store's samples are written behind the run, a slice per flush; a killed run's resume writes the rest", async () => {
+/**
+ * How many samples a reader finds in the store at `path` once the writer's timer has written a slice since
+ * `before` (the count in a reader's error, "holds N of its M samples", or all of them).
+ */
+async function samplesAfterASlice(path: string, before: number): Promise<number> {
+  const count = () => {
+    const reader = new RunStore(path, { readOnly: true });
+    try {
+      return reader.samples().length;
+    } catch (err) {
+      return Number(/holds (\d+) of/.exec((err as Error).message)?.[1]);
+    } finally {
+      reader.close();
+    }
+  };
+  let now = before;
+  await waitUntil(() => (now = count()) > before, "a slice of samples written by the store's timer");
+  return now;
+}
+
+Deno.test("a new store's samples are written behind the run, a slice per timed commit; a killed run's resume writes the rest", async () => {
   const dir = await Deno.makeTempDir({ prefix: "medeval-samples-" });
   const many: Sample[] = Array.from({ length: 3 * SAMPLES_PER_FLUSH + 7 }, (_, i) => ({
     ...samples()[i % 2],
@@ -355,12 +375,19 @@ Deno.test("a new store's samples are written behind the run, a slice per flush; 
     const path = `${dir}/run.sqlite`;
     const run = new RunStore(path);
     run.putSamples(many);
-    // Only the last sample is written before the run goes on; then a slice with each flush (every read
-    // flushes too). Meanwhile another reader is told the store lacks samples.
+    // Only the last sample is written before the run goes on; then a slice each time the store's timer commits
+    // (a read's commit writes none). Meanwhile another reader is told the store lacks samples.
     const held = (count: number) => `holds ${count} of its ${many.length} samples`;
     assertStringIncludes(assertThrows(() => stored(path), InputError).message, held(1));
     run.flush();
-    assertStringIncludes(assertThrows(() => stored(path), InputError).message, held(SAMPLES_PER_FLUSH + 1));
+    run.putOutput({ sampleId: "s1", condition: "c", callKey: null, text: "x", error: null });
+    run.flush();
+    assertStringIncludes(assertThrows(() => stored(path), InputError).message, held(1));
+    const written = await samplesAfterASlice(path, 1);
+    assertEquals((written - 1) % SAMPLES_PER_FLUSH, 0, `whole slices: ${written}`);
+    if (written < many.length) {
+      assertStringIncludes(assertThrows(() => stored(path), InputError).message, held(written));
+    }
     // The run's own reads come from memory.
     assertEquals(run.samples(), many);
 
@@ -395,11 +422,10 @@ Deno.test("a store whose run stopped before its samples were all written says so
     const path = `${dir}/run.sqlite`;
     const run = new RunStore(path);
     run.putSamples(many);
-    run.flush();
     // The run is killed here (its outputs are in the store, not all its samples).
     const reader = new RunStore(path, { readOnly: true });
     const error = assertThrows(() => reader.samples(), InputError);
-    assertStringIncludes(error.message, `holds ${SAMPLES_PER_FLUSH + 1} of its ${many.length} samples`);
+    assertStringIncludes(error.message, `holds 1 of its ${many.length} samples`);
     assertStringIncludes(error.message, "--resume");
     run.close();
     assertEquals(reader.samples().length, many.length);

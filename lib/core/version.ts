@@ -21,11 +21,13 @@ async function readCodeVersion(): Promise<{ commit: string; dirty: boolean }> {
     if (!out.success) throw new Error("git failed");
     return new TextDecoder().decode(out.stdout).trim();
   };
-  try {
-    const commit = await run(["rev-parse", "HEAD"]);
-    const dirty = (await run(["status", "--porcelain", "--untracked-files=no"])).length > 0;
-    return { commit, dirty };
-  } catch {
+  // Both asked at once: a run's start waits for the slower, not for the two in turn.
+  const [commit, status] = await Promise.allSettled([
+    run(["rev-parse", "HEAD"]),
+    run(["status", "--porcelain", "--untracked-files=no"]),
+  ]);
+  if (commit.status === "rejected" || status.status === "rejected") {
     return { commit: "unknown", dirty: false };
   }
+  return { commit: commit.value, dirty: status.value.length > 0 };
 }

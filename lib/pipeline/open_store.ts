@@ -92,6 +92,8 @@ export async function openRunStore(plan: EvalPlan): Promise<RunStore> {
   const { config, task, identity, storePath, samples } = plan;
   if (config.replace) await Deno.remove(config.out, { recursive: true }).catch(() => {});
   await Deno.mkdir(config.out, { recursive: true });
+  // The manifest records the code version: git is asked now and answers while the store is opened.
+  const code = codeVersion();
   const store = new RunStore(storePath);
   try {
     const previous = store.manifest();
@@ -135,7 +137,7 @@ export async function openRunStore(plan: EvalPlan): Promise<RunStore> {
             ),
           }
           : {}),
-        code: await codeVersion(),
+        code: await code,
         runtime: { deno: Deno.version.deno, os: Deno.build.os },
         created_at: new Date().toISOString(),
       });
@@ -154,6 +156,8 @@ export async function openRunStore(plan: EvalPlan): Promise<RunStore> {
     return store;
   } catch (err) {
     store.close();
+    // Nothing is left running behind a refused run.
+    await code;
     throw err;
   }
 }

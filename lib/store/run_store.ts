@@ -82,7 +82,7 @@ const ROW_ORDER = {
 /** Longest a queued write waits before it is committed, in milliseconds. */
 export const WRITE_DELAY_MS = 25;
 /**
- * Samples of a new store written per flush (about 3 ms of work): a large data set's samples are written while
+ * Samples of a new store written per timed commit (about 3 ms of work): a large data set's samples are written while
  * the run's first requests are under way, not before them.
  */
 export const SAMPLES_PER_FLUSH = 256;
@@ -169,7 +169,7 @@ export class RunStore {
   #timer: ReturnType<typeof setTimeout> | undefined;
   /** The stored samples, in their order, when {@linkcode putSamples} was given exactly them. */
   #heldSamples: readonly Sample[] | undefined;
-  /** Samples of a new store not written yet, from `next` on (a slice per {@linkcode flush}, the rest at close). */
+  /** Samples of a new store not written yet, from `next` on (a slice per timed commit, the rest at close). */
   #unwritten: { samples: readonly Sample[]; next: number } | undefined;
   /** Writes to calls, outputs, scores and events so far (what the exported log files hold). */
   #writes = 0;
@@ -224,7 +224,7 @@ export class RunStore {
     this.#writes++;
     this.#queue.push({ statement: this.#prepare(sql), values });
     if (this.#queue.length >= WRITE_BATCH) this.flush();
-    else this.#timer ??= setTimeout(() => this.flush(), WRITE_DELAY_MS);
+    else this.#timer ??= setTimeout(() => this.#commit(true), WRITE_DELAY_MS);
   }
 
   /** How many times calls, outputs, scores or events were written through this store (a change counter). */
@@ -232,24 +232,33 @@ export class RunStore {
     return this.#writes;
   }
 
-  /**
-   * Commits every queued write in one transaction (every read does this first), with the next
-   * {@linkcode SAMPLES_PER_FLUSH} samples of a new store not written yet.
-   */
+  /** Commits every queued write in one transaction (every read does this first). */
   flush(): void {
-    if (this.#timer !== undefined) {
+    this.#commit(false);
+  }
+
+  /**
+   * Commits every queued write in one transaction; the store's timer (`withSamples`) also writes the next
+   * {@linkcode SAMPLES_PER_FLUSH} samples of a new store not written yet, one slice each
+   * {@linkcode WRITE_DELAY_MS}, whatever else is read or written meanwhile (a read's commit neither writes a
+   * slice nor puts the next one off: before a run's first requests, its reads wrote three slices).
+   */
+  #commit(withSamples: boolean): void {
+    if (this.#timer !== undefined && (withSamples || !this.#unwritten)) {
       clearTimeout(this.#timer);
       this.#timer = undefined;
     }
-    if (this.#queue.length === 0 && !this.#unwritten) return;
-    const queue = this.#queue;
-    this.#queue = [];
-    this.#transaction(() => {
-      for (const { statement, values } of queue) statement.run(...values);
-      this.#writeSamples(SAMPLES_PER_FLUSH);
-    });
-    this.#queuedCalls.clear();
-    if (this.#unwritten) this.#timer = setTimeout(() => this.flush(), WRITE_DELAY_MS);
+    const slice = withSamples && this.#unwritten !== undefined;
+    if (this.#queue.length > 0 || slice) {
+      const queue = this.#queue;
+      this.#queue = [];
+      this.#transaction(() => {
+        for (const { statement, values } of queue) statement.run(...values);
+        if (slice) this.#writeSamples(SAMPLES_PER_FLUSH);
+      });
+      this.#queuedCalls.clear();
+    }
+    if (this.#unwritten) this.#timer ??= setTimeout(() => this.#commit(true), WRITE_DELAY_MS);
   }
 
   /** Stores `sample` at `position` unless a sample of its id is stored already. */
@@ -314,14 +323,14 @@ export class RunStore {
     const distinct = new Set(samples.map((s) => s.id)).size === samples.length;
     if (empty && distinct && !this.#unwritten && samples.length > 0) {
       // A new store holds exactly these samples: they are written behind the run's first requests, a slice
-      // per flush (a killed run's resume writes the rest), and read from memory meanwhile. The last one is
+      // per timed commit (a killed run's resume writes the rest), and read from memory meanwhile. The last one is
       // written at once, so that a store whose run stopped before the others were is seen to lack them
       // (its positions have a gap: see eachSample).
       const last = samples.length - 1;
       this.#insertSample(samples[last], last);
       this.#heldSamples = samples;
       this.#unwritten = last > 0 ? { samples: samples.slice(0, last), next: 0 } : undefined;
-      if (this.#unwritten) this.#timer ??= setTimeout(() => this.flush(), WRITE_DELAY_MS);
+      if (this.#unwritten) this.#timer ??= setTimeout(() => this.#commit(true), WRITE_DELAY_MS);
       return;
     }
     this.#writeAllSamples();
