@@ -5,7 +5,8 @@
  */
 import { assert, assertEquals, assertNotEquals } from "@std/assert";
 import type { StoredCall } from "../lib/core/records.ts";
-import { CallsAhead, PARTIAL_CALLS } from "../lib/store/calls_ahead.ts";
+import { CallsAhead, partialCalls } from "../lib/store/calls_ahead.ts";
+import { DatabaseSync } from "node:sqlite";
 import {
   discardExport,
   exportStore,
@@ -61,14 +62,14 @@ Deno.test("calls written as they are stored, steps between, make the sorted quer
     withDir(async (dir) => {
       // A resumed run: calls of an earlier session are stored already.
       storeCalls(store, 0, 100);
-      const calls = await CallsAhead.start(store, `${dir}/log`);
+      const calls = await CallsAhead.start(store);
       await calls.step();
       assert((await Deno.readTextFile(calls.path)).length > 0, "written as the run goes");
       storeCalls(store, 100, 2500);
       await calls.step();
       storeCalls(store, 2500, 5000);
       const path = await calls.finish();
-      assertEquals(path, `${dir}/log/${PARTIAL_CALLS}`);
+      assertEquals(path, partialCalls(store.path));
       assertEquals(await Deno.readTextFile(path!), await sortedCalls(store, dir));
     })
   );
@@ -77,7 +78,7 @@ Deno.test("calls written as they are stored, steps between, make the sorted quer
 Deno.test("a call stored out of time order drops the file: the export writes the calls from the sorted query", async () => {
   await withTempStore((store) =>
     withDir(async (dir) => {
-      const calls = await CallsAhead.start(store, `${dir}/log`);
+      const calls = await CallsAhead.start(store);
       storeCalls(store, 0, 30);
       await calls.step();
       // A clock set back: this call sorts before calls already written.
@@ -101,7 +102,7 @@ Deno.test("the export worker writes the calls file while calls are stored, and t
   await withTempStore((store) =>
     withDir(async (dir) => {
       prepareExport(store, { dir: `${dir}/log` });
-      const partial = `${dir}/log/${PARTIAL_CALLS}`;
+      const partial = partialCalls(store.path);
       const size = () => {
         try {
           return Deno.statSync(partial).size;
@@ -137,15 +138,67 @@ Deno.test("a run that ends without its export leaves no calls file behind", asyn
     withDir(async (dir) => {
       prepareExport(store, { dir: `${dir}/log` });
       storeCalls(store, 0, 50);
+      const partial = partialCalls(store.path);
       await waitUntil(() => {
         try {
-          return Deno.statSync(`${dir}/log/${PARTIAL_CALLS}`).size > 0;
+          return Deno.statSync(partial).size > 0;
         } catch {
           return false;
         }
       }, "the worker's calls file");
       discardExport(store);
-      assertEquals([...Deno.readDirSync(`${dir}/log`)], []);
+      assertEquals(await Deno.stat(partial).then(() => "left", () => "gone"), "gone");
+      assertEquals(
+        await Deno.stat(`${dir}/log`).then(() => "made", () => "none"),
+        "none",
+        "no empty log directory",
+      );
+    })
+  );
+});
+
+Deno.test("a call the steps never read (the count differs at the end) drops the file for the sorted query", async () => {
+  await withTempStore((store) =>
+    withDir(async (dir) => {
+      // Calls at storage numbers 10-12 are read; one slipped in at number 5 (later in time) never is.
+      const raw = new DatabaseSync(store.path);
+      const insert = (rowid: number, c: StoredCall) =>
+        raw.prepare(
+          "INSERT INTO calls (rowid, key, role, model, request, text, finish_reason, usage, attempts, latency_ms, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        ).run(
+          rowid,
+          c.key,
+          c.role,
+          c.model,
+          JSON.stringify(c.request),
+          c.text,
+          c.finishReason,
+          JSON.stringify(c.usage),
+          c.attempts,
+          c.latencyMs,
+          c.createdAt,
+        );
+      for (const [i, rowid] of [10, 11, 12].entries()) insert(rowid, call(`k${i}`, i));
+      const calls = await CallsAhead.start(store);
+      await calls.step();
+      insert(5, call("k-late", 60));
+      raw.close();
+      assertEquals(await calls.finish(), undefined);
+      assertEquals(calls.broken, "3 of 4 calls written");
+      const files = await exportStore(store, `${dir}/log`, calls);
+      assertEquals(await Deno.readTextFile(files[0]), await sortedCalls(store, dir));
+    })
+  );
+});
+
+Deno.test("a calls file left beside the store by a run killed outright is removed by the next export", async () => {
+  await withTempStore((store) =>
+    withDir(async (dir) => {
+      storeCalls(store, 0, 10);
+      await Deno.writeTextFile(partialCalls(store.path), "a killed run's calls\n");
+      const files = await exportStore(store, `${dir}/log`);
+      assertEquals(await Deno.readTextFile(files[0]), await sortedCalls(store, dir));
+      assertEquals(await Deno.stat(partialCalls(store.path)).then(() => "left", () => "gone"), "gone");
     })
   );
 });

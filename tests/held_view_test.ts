@@ -129,6 +129,7 @@ Deno.test("a held condition is what the store reads back: replaced rows, NaN, ne
       }),
       score("s10", { scorer: "judge", judge: "model-a", run: 1, value: 2, reason: "replaces the NaN one" }),
       score("\u{1F600}x", { value: Infinity, detail: undefined }),
+      score("\u{1F600}x", { scorer: "judge", judge: "j", value: Number.NaN, valid: false }),
       score("\uE000y", { value: null, valid: false, callKey: "c1", detail: "text" }),
       score("中文", { scorer: "judge", judge: "\u{1F600}", run: 1 }),
       score("中文", { scorer: "judge", judge: "\uFFFD", run: 1 }),
@@ -197,6 +198,41 @@ Deno.test("a held condition's answers are counted as the store's SQL counts them
     reader.close();
     assertEquals({ ...held, errors: held.errors.sort() }, { ...read, errors: read.errors.sort() });
     assertEquals(read.truncated + read.refused + read.empty_answers, 5, "every kind counted at least once");
+    store.close();
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("one condition is held at a time, and none whose texts SQLite would store otherwise (a NUL, half a surrogate pair)", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "medeval-held-" });
+  try {
+    const store = new RunStore(`${dir}/run.sqlite`);
+    const output = (condition: string, sampleId: string, error: string | null = null) =>
+      store.putOutput({ sampleId, condition, callKey: null, text: error ? null : "x", error });
+    assert(store.holdView("first"));
+    output("first", "a");
+    assert(store.holdView("second"), "holding the second lets go of the first");
+    output("second", "a");
+    assertEquals(store.takeHeldView("first"), undefined);
+    assert(store.takeHeldView("second"));
+    const cases: [string, string, () => void][] = [
+      ["a NUL in a sample id", "c1", () => output("c1", "a\u0000b")],
+      ["half a surrogate pair in an id", "c2", () => output("c2", "a\uD800")],
+      ["half a surrogate pair in an error", "c3", () => output("c3", "a", "bad \uDC00")],
+      ["a NUL in a judge", "c4", () => store.putScore(score("a", { condition: "c4", judge: "j\u0000k" }))],
+      [
+        "half a pair in a reason",
+        "c5",
+        () => store.putScore(score("a", { condition: "c5", reason: "\uD800" })),
+      ],
+    ];
+    for (const [name, condition, write] of cases) {
+      assert(store.holdView(condition), name);
+      write();
+      assertEquals(store.takeHeldView(condition), undefined, name);
+    }
+    assert(!store.holdView("bad\u0000name"), "a condition's own name");
     store.close();
   } finally {
     await Deno.remove(dir, { recursive: true });
@@ -293,7 +329,12 @@ for (const [name, settings] of RUNS) {
         1 + (settings.ablations?.length ?? 0),
         "every condition aggregated once",
       );
-      for (const { held, read } of first.pairs) assertSameView(held, read);
+      // One condition is held at a time: the last one run; the others are read back.
+      assertEquals(
+        first.pairs.map((p) => p.held !== undefined),
+        first.pairs.map((_, i) => i === first.pairs.length - 1),
+      );
+      for (const { held, read } of first.pairs.slice(-1)) assertSameView(held, read);
       for (const { held, read } of first.counts) {
         assertEquals({ ...held, errors: held.errors.sort() }, { ...read, errors: read.errors.sort() });
       }

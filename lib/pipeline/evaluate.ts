@@ -2,11 +2,13 @@
  * The evaluation loop shared by every benchmark: conversations run concurrently, the turns of one
  * conversation in order (each with the conversation as the model actually saw it), and every answer is scored
  * as soon as it exists. At most `window` conversations are under way at once (enough to keep every role's
- * requests in flight), so memory does not grow with the number of samples; and the garbage those leave is
- * collected at checkpoints ({@linkcode collectGarbage}). All results go to the run store; nothing is kept that
- * the store does not hold. A condition new to the store is also held in memory as it is written (statuses and
- * scores, not answers' texts: `RunStore.holdView`), so that its aggregation does not read it back. A resumed run
- * replays every call from the store but writes and scores again only answers whose scores are not all stored.
+ * requests in flight), so the conversations' memory (prompts, answers, calls) does not grow with the number of
+ * samples; and the garbage those leave is collected at checkpoints ({@linkcode collectGarbage}). All results go
+ * to the run store; nothing is kept that the store does not hold. The condition under way, when it is new to
+ * the store, is also held in memory as it is written (each answer's status and each score's row, not answers'
+ * texts: `RunStore.holdView`; that grows with its samples), so that its aggregation does not read it back. A
+ * resumed run replays every call from the store but writes and scores again only answers whose scores are not
+ * all stored.
  * @module
  */
 import { contextCutTurnError, isContextError, isFinalAnswerError } from "../core/answer_errors.ts";

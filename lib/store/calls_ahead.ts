@@ -7,15 +7,18 @@
  * written once a call of a later time has been read (calls of one millisecond are sorted by key first). A call
  * stored out of time order (a clock set back) breaks that: the file is then dropped and the export writes the
  * calls from the store's sorted query, as it always did. The file is also checked for holding every stored call
- * when it is finished. Until then it has a name of its own in the log directory ({@linkcode PARTIAL_CALLS}).
+ * when it is finished. Until then it lies beside the store under a name of its own ({@linkcode partialCalls});
+ * a run killed outright leaves it there until the run directory's next export.
  * @module
  */
 import { compareUtf8 } from "./held_view.ts";
 import { JsonLinesFile } from "./jsonl_file.ts";
 import type { RunStore } from "./run_store.ts";
 
-/** Name of the calls file while it is written, in the log directory. */
-export const PARTIAL_CALLS = ".calls.jsonl.partial";
+/** Path of the calls file while it is written, beside the store at `storePath` (its log may not exist yet). */
+export function partialCalls(storePath: string): string {
+  return `${storePath}-calls.jsonl.partial`;
+}
 
 /** Calls read from the store at once. */
 const READ_ROWS = 2048;
@@ -48,10 +51,9 @@ export class CallsAhead {
     this.#file = file;
   }
 
-  /** Starts the calls file of `store` in the log directory `dir` (created if need be). */
-  static async start(store: RunStore, dir: string): Promise<CallsAhead> {
-    await Deno.mkdir(dir, { recursive: true });
-    const path = `${dir}/${PARTIAL_CALLS}`;
+  /** Starts the calls file of `store` ({@linkcode partialCalls}; one left by a killed run is begun afresh). */
+  static async start(store: RunStore): Promise<CallsAhead> {
+    const path = partialCalls(store.path);
     return new CallsAhead(store, path, await JsonLinesFile.create(path));
   }
 
@@ -83,8 +85,9 @@ export class CallsAhead {
 
   /**
    * Reads the calls stored since the last step, writes the rest, and returns the finished file's path when it
-   * holds every stored call in the log's order; otherwise removes it and returns `undefined`. Nothing may be
-   * stored meanwhile.
+   * holds every stored call in the log's order; otherwise removes it and returns `undefined`. A call stored
+   * meanwhile makes the count differ (the file is then dropped), or comes after the count (the export's caller
+   * sees the store written to since, and exports again).
    */
   async finish(): Promise<string | undefined> {
     await this.step();

@@ -4,7 +4,7 @@
  */
 import type { RunStore } from "./run_store.ts";
 import { JsonLinesFile } from "./jsonl_file.ts";
-import { CallsAhead, PARTIAL_CALLS } from "./calls_ahead.ts";
+import { type CallsAhead, partialCalls } from "./calls_ahead.ts";
 
 /** Returns `rows` as JSON Lines text (one JSON object per line, trailing newline). */
 export function toJsonl(rows: readonly unknown[]): string {
@@ -85,6 +85,7 @@ export function prepareExport(store: RunStore, options: PrepareOptions = {}): vo
     event.preventDefault();
     worker.terminate();
     if (spare.get(store)?.worker === worker) spare.delete(store);
+    removePartial(store);
   };
   spare.set(store, { worker, dir: options.dir });
   if (options.dir !== undefined) {
@@ -98,13 +99,13 @@ export function discardExport(store: RunStore): void {
   spare.delete(store);
   if (!prepared) return;
   prepared.worker.terminate();
-  if (prepared.dir !== undefined) removePartial(prepared.dir);
+  removePartial(store);
 }
 
-/** Removes the calls file a worker began in `dir`, if there is one. */
-function removePartial(dir: string): void {
+/** Removes the calls file a worker began for `store` (lib/store/calls_ahead.ts), if there is one. */
+function removePartial(store: RunStore): void {
   try {
-    Deno.removeSync(`${dir}/${PARTIAL_CALLS}`);
+    Deno.removeSync(partialCalls(store.path));
   } catch {
     // None was begun, or it is gone already.
   }
@@ -142,9 +143,10 @@ export function startExport(store: RunStore, dir: string): void {
 
 /**
  * Writes `calls.jsonl`, `outputs.jsonl`, `scores.jsonl` and `events.jsonl` of `store` into `dir`, each streamed
- * from the store a row at a time, as JSON text built from the stored columns (the calls file `calls` began, when
- * it holds them all in order); when {@linkcode startExport} started them for this store and directory and
- * nothing was written to it since, waits for those instead.
+ * from the store a page of rows at a time, as JSON text built from the stored columns (the calls file `calls`
+ * began, when it holds them all in order); when {@linkcode startExport} started them for this store and
+ * directory and nothing was written to it since, waits for those instead. A calls file left beside the store
+ * (by a worker that failed, or a run killed outright) is removed.
  */
 export async function exportStore(store: RunStore, dir: string, calls?: CallsAhead): Promise<string[]> {
   const started = ahead.get(store);
@@ -157,11 +159,12 @@ export async function exportStore(store: RunStore, dir: string, calls?: CallsAhe
   const written: string[] = [];
   const callsPath = `${dir}/calls.jsonl`;
   const finished = await calls?.finish();
-  if (finished !== undefined) await Deno.rename(finished, callsPath);
-  else await writeJsonLines(callsPath, store.eachCallJson());
+  // A log on another file system than the store's cannot take the file by a rename: it is written afresh.
+  const moved = finished !== undefined &&
+    await Deno.rename(finished, callsPath).then(() => true, () => false);
+  if (!moved) await writeJsonLines(callsPath, store.eachCallJson());
   written.push(callsPath);
-  // A calls file a worker began and left (it failed, or the store was written to since) is not the log's.
-  removePartial(dir);
+  removePartial(store);
   const files: [string, Iterable<string>][] = [
     ["outputs.jsonl", store.eachOutputJson()],
     ["scores.jsonl", store.eachScoreJson()],

@@ -36,7 +36,7 @@ async function beginAhead(request: ExportRequest): Promise<void> {
   try {
     const store = new RunStore(request.path, { readOnly: true });
     try {
-      begun = { request, store, calls: await CallsAhead.start(store, request.dir), step: Promise.resolve() };
+      begun = { request, store, calls: await CallsAhead.start(store), step: Promise.resolve() };
     } catch (err) {
       store.close();
       throw err;

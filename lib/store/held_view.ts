@@ -130,6 +130,8 @@ export class HeldView {
     const scores = new Map<string, StoredScore[]>();
     for (const id of sortUtf8([...this.#scores.keys()])) {
       const own = [...this.#scores.get(id)!.values()].map(read);
+      // Each sample's rows go as they are read: the rows and the scores read from them are not all held at once.
+      this.#scores.delete(id);
       scores.set(id, own.length > 1 ? own.sort(compareScores) : own);
     }
     return { outputs, scores };

@@ -23,6 +23,7 @@ import type {
   StoredScore,
 } from "../core/records.ts";
 import { HeldView } from "./held_view.ts";
+import type { ReplyEnd } from "../core/refusal.ts";
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS manifest (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -173,8 +174,8 @@ export class RunStore {
   #unwritten: { samples: readonly Sample[]; next: number } | undefined;
   /** Writes to calls, outputs, scores and events so far (what the exported log files hold). */
   #writes = 0;
-  /** The conditions whose output statuses and scores are held in memory as written ({@linkcode holdView}). */
-  readonly #held = new Map<string, HeldView>();
+  /** The condition whose output statuses and scores are held in memory as written ({@linkcode holdView}). */
+  #held: { condition: string; view: HeldView } | undefined;
   /** The condition, scorer and judge names of the held scores, one string of each. */
   readonly #heldNames = new SharedValues();
 
@@ -545,7 +546,7 @@ export class RunStore {
    * the same rule (`isRefused` of lib/core/refusal.ts).
    */
   outputOutcomeCounts(condition: string): OutputOutcomeCounts {
-    const held = this.#held.get(condition);
+    const held = this.#heldView(condition);
     if (held) return held.outcomeCounts();
     this.flush();
     const refused = refusedSql("c.");
@@ -675,10 +676,12 @@ export class RunStore {
 
   /** Stores the output of a sample in a condition (replacing an earlier failed one on resume). */
   putOutput(output: StoredOutput): void {
-    const held = this.#held.get(output.condition);
-    if (held) {
-      const call = output.callKey === null ? undefined : this.getCall(output.callKey);
+    const held = this.#heldView(output.condition);
+    if (held && heldAsWritten(output.sampleId, output.error, output.text)) {
+      const call = output.callKey === null ? undefined : this.#callEnd(output.callKey);
       held.putOutput(output.sampleId, output.text, output.error, call);
+    } else if (held) {
+      this.#held = undefined;
     }
     this.#write(
       "INSERT OR REPLACE INTO outputs (sample_id, condition, call_key, text, error, detail) VALUES (?, ?, ?, ?, ?, ?)",
@@ -718,27 +721,50 @@ export class RunStore {
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       values,
     );
-    const held = this.#held.get(score.condition);
-    held?.putScore({
-      sampleId: score.sampleId,
-      key: `${values[2]}\u0000${values[3]}\u0000${values[4]}`,
-      row: values,
-    });
+    const held = this.#heldView(score.condition);
+    if (held && heldAsWritten(score.sampleId, score.scorer, score.judge, score.reason)) {
+      held.putScore({
+        sampleId: score.sampleId,
+        key: `${score.scorer}\u0000${values[3]}\u0000${score.run}`,
+        row: values,
+      });
+    } else if (held) {
+      this.#held = undefined;
+    }
+  }
+
+  /** The view held of `condition`, if it is the one held. */
+  #heldView(condition: string): HeldView | undefined {
+    return this.#held?.condition === condition ? this.#held.view : undefined;
+  }
+
+  /** How the stored call of `key` ended (its finish reason, refusal and text), without reading its request. */
+  #callEnd(key: string): ReplyEnd | undefined {
+    const queued = this.#queuedCalls.get(key);
+    if (queued) return queued;
+    const row = this.#prepare("SELECT finish_reason, refusal, text FROM calls WHERE key = ?").get(key) as
+      | Record<string, string | null>
+      | undefined;
+    return row && { finishReason: row.finish_reason, refusal: row.refusal, text: row.text };
   }
 
   /**
    * Holds the output statuses and scores of `condition` in memory from now on, as they are written, when the
    * store has none of it yet (a new condition of a run); returns whether it does. {@linkcode takeHeldView}
-   * then gives what {@linkcode outputStatus} and {@linkcode eachScoreOf} would read, without reading it.
+   * then gives what {@linkcode outputStatus} and {@linkcode eachScoreOf} would read, without reading it. One
+   * condition is held at a time (the memory of one condition's statuses and score rows, not its answers'
+   * texts): holding another lets go of the one before, which is then read back. A text SQLite would store
+   * otherwise than JavaScript holds it (a NUL, half a surrogate pair) lets go of the condition too.
    */
   holdView(condition: string): boolean {
-    if (this.#held.has(condition)) return true;
+    if (this.#held?.condition === condition) return true;
+    this.#held = undefined;
     this.flush();
     const stored = this.#prepare(
       "SELECT EXISTS (SELECT 1 FROM outputs WHERE condition = ?) OR EXISTS (SELECT 1 FROM scores WHERE condition = ?) AS n",
     ).get(condition, condition) as { n: number };
-    if (Number(stored.n) === 1) return false;
-    this.#held.set(condition, new HeldView());
+    if (Number(stored.n) === 1 || !heldAsWritten(condition)) return false;
+    this.#held = { condition, view: new HeldView() };
     return true;
   }
 
@@ -750,8 +776,8 @@ export class RunStore {
   takeHeldView(
     condition: string,
   ): { outputs: Map<string, OutputStatus>; scores: Map<string, StoredScore[]> } | undefined {
-    const held = this.#held.get(condition);
-    this.#held.delete(condition);
+    const held = this.#heldView(condition);
+    if (held) this.#held = undefined;
     return held?.view((row) =>
       rowToScore(storedRow(SCORE_COLUMNS, row), (name) => this.#heldNames.text(name))
     );
@@ -760,7 +786,7 @@ export class RunStore {
   /** Replaces every score of `scorer` in `condition` by `scores`, in one transaction (imported ratings). */
   replaceScores(scorer: string, condition: string, scores: readonly StoredScore[]): void {
     this.flush();
-    this.#held.delete(condition);
+    if (this.#heldView(condition)) this.#held = undefined;
     this.#writes++;
     this.#prepare("DELETE FROM scores WHERE scorer = ? AND condition = ?").run(scorer, condition);
     for (const score of scores) this.putScore(score);
@@ -871,6 +897,14 @@ export class RunStore {
   #transaction(fn: () => void): void {
     this.#sqlite.transaction(fn);
   }
+}
+
+/**
+ * `true` when SQLite stores and reads back each of `texts` as JavaScript holds it: no NUL (read back cut
+ * short) and no half of a surrogate pair (stored as U+FFFD).
+ */
+function heldAsWritten(...texts: (string | null)[]): boolean {
+  return texts.every((text) => text === null || (text.isWellFormed() && !text.includes("\u0000")));
 }
 
 /** The columns of a score row, in the order {@linkcode RunStore.putScore} binds them. */
