@@ -5,6 +5,7 @@
  * @module
  */
 import { assert, assertEquals } from "@std/assert";
+import { storedScore, withTempStore } from "./temp_store.ts";
 import { DatabaseSync } from "node:sqlite";
 import type { OutputStatus, StoredCall, StoredScore } from "../lib/core/records.ts";
 import { compareUtf8, sortUtf8 } from "../lib/store/held_view.ts";
@@ -34,22 +35,9 @@ function assertSameView(held: ReturnType<typeof readBack> | undefined, read: Ret
   assertEquals(held.scores, read.scores);
 }
 
-/** A score of `sampleId` with the fields a test does not care about filled in. */
+/** A score of `sampleId` by scorer `metric`, with the fields a test does not care about filled in. */
 function score(sampleId: string, fields: Partial<StoredScore>): StoredScore {
-  return {
-    sampleId,
-    condition: "c",
-    scorer: "metric",
-    judge: null,
-    run: 1,
-    value: 1,
-    values: null,
-    valid: true,
-    reason: null,
-    callKey: null,
-    detail: null,
-    ...fields,
-  };
+  return storedScore({ sampleId, scorer: "metric", ...fields });
 }
 
 Deno.test("UTF-8 order: a character beyond U+FFFF sorts after U+E000–U+FFFF, as SQLite's BINARY collation sorts it", () => {
@@ -78,9 +66,7 @@ Deno.test("UTF-8 order: a character beyond U+FFFF sorts after U+E000–U+FFFF, a
 });
 
 Deno.test("a held condition is what the store reads back: replaced rows, NaN, negative zero, JSON values, key order", async () => {
-  const dir = await Deno.makeTempDir({ prefix: "medeval-held-" });
-  try {
-    const store = new RunStore(`${dir}/run.sqlite`);
+  await withTempStore(async (store) => {
     assert(store.holdView("c"), "a condition the store does not have is held");
     const ids = ["s10", "s2", "\u{1F600}x", "\uE000y", "中文", "s1"];
     for (const id of ids) {
@@ -140,20 +126,15 @@ Deno.test("a held condition is what the store reads back: replaced rows, NaN, ne
     for (const s of written) store.putScore(s);
     const held = store.takeHeldView("c");
     store.flush();
-    const reader = new RunStore(`${dir}/run.sqlite`, { readOnly: true });
+    const reader = new RunStore(store.path, { readOnly: true });
     assertSameView(held, readBack(reader, "c"));
     reader.close();
     assertEquals(store.takeHeldView("c"), undefined, "taken once");
-    store.close();
-  } finally {
-    await Deno.remove(dir, { recursive: true });
-  }
+  });
 });
 
 Deno.test("a held condition's answers are counted as the store's SQL counts them: truncated, refused, empty, failed", async () => {
-  const dir = await Deno.makeTempDir({ prefix: "medeval-held-" });
-  try {
-    const store = new RunStore(`${dir}/run.sqlite`);
+  await withTempStore(async (store) => {
     assert(store.holdView("c"));
     const replies: [string, Partial<StoredCall> | null, string | null, string | null][] = [
       ["cut", { finishReason: "length" }, "half an answ", null],
@@ -193,21 +174,16 @@ Deno.test("a held condition's answers are counted as the store's SQL counts them
     store.putOutput({ sampleId: "cut", condition: "c", callKey: "k-cut", text: "half an answ", error: null });
     const held = store.outputOutcomeCounts("c");
     store.flush();
-    const reader = new RunStore(`${dir}/run.sqlite`, { readOnly: true });
+    const reader = new RunStore(store.path, { readOnly: true });
     const read = reader.outputOutcomeCounts("c");
     reader.close();
     assertEquals({ ...held, errors: held.errors.sort() }, { ...read, errors: read.errors.sort() });
     assertEquals(read.truncated + read.refused + read.empty_answers, 5, "every kind counted at least once");
-    store.close();
-  } finally {
-    await Deno.remove(dir, { recursive: true });
-  }
+  });
 });
 
 Deno.test("one condition is held at a time, and none whose texts SQLite would store otherwise (a NUL, half a surrogate pair)", async () => {
-  const dir = await Deno.makeTempDir({ prefix: "medeval-held-" });
-  try {
-    const store = new RunStore(`${dir}/run.sqlite`);
+  await withTempStore(async (store) => {
     const output = (condition: string, sampleId: string, error: string | null = null) =>
       store.putOutput({ sampleId, condition, callKey: null, text: error ? null : "x", error });
     assert(store.holdView("first"));
@@ -233,16 +209,11 @@ Deno.test("one condition is held at a time, and none whose texts SQLite would st
       assertEquals(store.takeHeldView(condition), undefined, name);
     }
     assert(!store.holdView("bad\u0000name"), "a condition's own name");
-    store.close();
-  } finally {
-    await Deno.remove(dir, { recursive: true });
-  }
+  });
 });
 
 Deno.test("a condition the store already has, or whose scores are replaced, is not held: it is read back", async () => {
-  const dir = await Deno.makeTempDir({ prefix: "medeval-held-" });
-  try {
-    const store = new RunStore(`${dir}/run.sqlite`);
+  await withTempStore(async (store) => {
     store.putScore(score("a", { condition: "rated", scorer: "human:experts", judge: "r1" }));
     assert(!store.holdView("rated"), "scores without outputs are enough to read back");
     store.putOutput({ sampleId: "a", condition: "old", callKey: null, text: "x", error: null });
@@ -252,10 +223,7 @@ Deno.test("a condition the store already has, or whose scores are replaced, is n
     store.replaceScores("metric", "new", [score("a", { condition: "new" })]);
     assertEquals(store.takeHeldView("new"), undefined, "a replacement ends the hold");
     assertEquals(store.takeHeldView("old"), undefined);
-    store.close();
-  } finally {
-    await Deno.remove(dir, { recursive: true });
-  }
+  });
 });
 
 /** Runs `config` while recording, for every condition aggregated, the held view beside the store's read-back. */
