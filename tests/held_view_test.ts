@@ -35,6 +35,22 @@ function assertSameView(held: ReturnType<typeof readBack> | undefined, read: Ret
   assertEquals(held.scores, read.scores);
 }
 
+/** A stored call of every field a test does not care about. */
+const CALL: StoredCall = {
+  key: "k",
+  role: "model",
+  model: "m",
+  request: { messages: [], params: {} },
+  text: "",
+  finishReason: "stop",
+  usage: null,
+  attempts: 1,
+  latencyMs: 1,
+  createdAt: "2026-01-01T00:00:00.000Z",
+  endpoint: null,
+  condition: "c",
+};
+
 /** A score of `sampleId` by scorer `metric`, with the fields a test does not care about filled in. */
 function score(sampleId: string, fields: Partial<StoredScore>): StoredScore {
   return storedScore({ sampleId, scorer: "metric", ...fields });
@@ -66,7 +82,7 @@ Deno.test("UTF-8 order: a character beyond U+FFFF sorts after U+E000–U+FFFF, a
 });
 
 Deno.test("a held condition is what the store reads back: replaced rows, NaN, negative zero, JSON values, key order", async () => {
-  await withTempStore(async (store) => {
+  await withTempStore((store) => {
     assert(store.holdView("c"), "a condition the store does not have is held");
     const ids = ["s10", "s2", "\u{1F600}x", "\uE000y", "中文", "s1"];
     for (const id of ids) {
@@ -134,7 +150,7 @@ Deno.test("a held condition is what the store reads back: replaced rows, NaN, ne
 });
 
 Deno.test("a held condition's answers are counted as the store's SQL counts them: truncated, refused, empty, failed", async () => {
-  await withTempStore(async (store) => {
+  await withTempStore((store) => {
     assert(store.holdView("c"));
     const replies: [string, Partial<StoredCall> | null, string | null, string | null][] = [
       ["cut", { finishReason: "length" }, "half an answ", null],
@@ -143,27 +159,15 @@ Deno.test("a held condition's answers are counted as the store's SQL counts them
       ["refusal beside an answer", { refusal: "partly" }, "B", null],
       ["blank", {}, "\u3000\n", null],
       ["no stored call", null, "  ", null],
+      // Committed before its answer: counted by the SQL, which sees past the NUL a read-back stops at.
+      ["nul refusal", { refusal: "\u0000x" }, " ", null],
       ["failed", null, null, "HTTP 500"],
       ["context", null, null, "context_length_exceeded: too long"],
       ["plain", {}, "A", null],
     ];
     for (const [id, call, text, error] of replies) {
       if (call) {
-        store.putCall({
-          key: `k-${id}`,
-          role: "model",
-          model: "m",
-          request: { messages: [], params: {} },
-          text: text ?? "",
-          finishReason: "stop",
-          usage: null,
-          attempts: 1,
-          latencyMs: 1,
-          createdAt: "2026-01-01T00:00:00.000Z",
-          endpoint: null,
-          condition: "c",
-          ...call,
-        });
+        store.putCall({ ...CALL, key: `k-${id}`, text: text ?? "", ...call });
       }
       // Half the calls are committed before their answer is stored, half are still queued.
       if (id.length % 2) store.flush();
@@ -178,14 +182,14 @@ Deno.test("a held condition's answers are counted as the store's SQL counts them
     const read = reader.outputOutcomeCounts("c");
     reader.close();
     assertEquals({ ...held, errors: held.errors.sort() }, { ...read, errors: read.errors.sort() });
-    assertEquals(read.truncated + read.refused + read.empty_answers, 5, "every kind counted at least once");
+    assertEquals(read.truncated + read.refused + read.empty_answers, 6, "every kind counted at least once");
   });
 });
 
 Deno.test("one condition is held at a time, and none whose texts SQLite would store otherwise (a NUL, half a surrogate pair)", async () => {
-  await withTempStore(async (store) => {
-    const output = (condition: string, sampleId: string, error: string | null = null) =>
-      store.putOutput({ sampleId, condition, callKey: null, text: error ? null : "x", error });
+  await withTempStore((store) => {
+    const output = (condition: string, sampleId: string, error: string | null = null, text = "x") =>
+      store.putOutput({ sampleId, condition, callKey: null, text: error ? null : text, error });
     assert(store.holdView("first"));
     output("first", "a");
     assert(store.holdView("second"), "holding the second lets go of the first");
@@ -202,6 +206,21 @@ Deno.test("one condition is held at a time, and none whose texts SQLite would st
         "c5",
         () => store.putScore(score("a", { condition: "c5", reason: "\uD800" })),
       ],
+      ["a NUL in an answer", "c6", () => output("c6", "a", null, "x\u0000")],
+      [
+        "half a pair in a scorer",
+        "c7",
+        () => store.putScore(score("a", { condition: "c7", scorer: "m\uDC00" })),
+      ],
+      [
+        "a NUL in a call key",
+        "c8",
+        () => store.putScore(score("a", { condition: "c8", callKey: "k\u0000" })),
+      ],
+      ["a NUL in a queued call's refusal", "c9", () => {
+        store.putCall({ ...CALL, key: "k-nul", refusal: "\u0000no" });
+        store.putOutput({ sampleId: "a", condition: "c9", callKey: "k-nul", text: " ", error: null });
+      }],
     ];
     for (const [name, condition, write] of cases) {
       assert(store.holdView(condition), name);
@@ -213,7 +232,7 @@ Deno.test("one condition is held at a time, and none whose texts SQLite would st
 });
 
 Deno.test("a condition the store already has, or whose scores are replaced, is not held: it is read back", async () => {
-  await withTempStore(async (store) => {
+  await withTempStore((store) => {
     store.putScore(score("a", { condition: "rated", scorer: "human:experts", judge: "r1" }));
     assert(!store.holdView("rated"), "scores without outputs are enough to read back");
     store.putOutput({ sampleId: "a", condition: "old", callKey: null, text: "x", error: null });

@@ -6,7 +6,7 @@ import type { StoredScore } from "../lib/core/records.ts";
 import { RunStore } from "../lib/store/run_store.ts";
 
 /** Runs `fn` with a new run store in a temporary directory; closes the store and removes the directory after. */
-export async function withTempStore<T>(fn: (store: RunStore) => Promise<T>): Promise<T> {
+export async function withTempStore<T>(fn: (store: RunStore) => T | Promise<T>): Promise<T> {
   const dir = await Deno.makeTempDir({ prefix: "medeval-store-" });
   const store = new RunStore(`${dir}/run.sqlite`);
   try {

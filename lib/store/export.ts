@@ -49,7 +49,7 @@ interface ExportAhead {
 const ahead = new WeakMap<RunStore, ExportAhead>();
 
 /** Export workers spawned ahead by {@linkcode prepareExport}, each waiting for its store's export, and their log directory. */
-const spare = new WeakMap<RunStore, { worker: Worker; dir?: string }>();
+const spare = new WeakMap<RunStore, { worker: Worker }>();
 
 /** The module of the export worker. */
 const EXPORT_WORKER = new URL("./export_worker.ts", import.meta.url);
@@ -62,8 +62,8 @@ function exportWorker(module = EXPORT_WORKER): Worker {
 /** What {@linkcode prepareExport} is told. */
 export interface PrepareOptions {
   /**
-   * The log directory the export will write: given, the worker writes the calls file there as the run goes
-   * (lib/store/calls_ahead.ts), and the export at the end has the rest to write.
+   * The log directory the export will write: given, the worker writes the calls file as the run goes (beside
+   * the store: lib/store/calls_ahead.ts), and an export at the end into this directory has the rest to write.
    */
   dir?: string;
   /** The worker's module (for tests). */
@@ -87,7 +87,7 @@ export function prepareExport(store: RunStore, options: PrepareOptions = {}): vo
     if (spare.get(store)?.worker === worker) spare.delete(store);
     removePartial(store);
   };
-  spare.set(store, { worker, dir: options.dir });
+  spare.set(store, { worker });
   if (options.dir !== undefined) {
     worker.postMessage({ kind: "ahead", path: store.path, dir: options.dir } satisfies ExportRequest);
   }
@@ -143,10 +143,11 @@ export function startExport(store: RunStore, dir: string): void {
 
 /**
  * Writes `calls.jsonl`, `outputs.jsonl`, `scores.jsonl` and `events.jsonl` of `store` into `dir`, each streamed
- * from the store a page of rows at a time, as JSON text built from the stored columns (the calls file `calls`
- * began, when it holds them all in order); when {@linkcode startExport} started them for this store and
- * directory and nothing was written to it since, waits for those instead. A calls file left beside the store
- * (by a worker that failed, or a run killed outright) is removed.
+ * from the store (the calls in time order a row at a time, the rest a page of rows at a time), as JSON text
+ * built from the stored columns; the calls file `calls` began is taken instead when it holds every call in
+ * order. When {@linkcode startExport} started them for this store and directory and nothing was written to it
+ * since, waits for those instead. A calls file left beside the store (by a worker that failed, or a run killed
+ * outright) is removed.
  */
 export async function exportStore(store: RunStore, dir: string, calls?: CallsAhead): Promise<string[]> {
   const started = ahead.get(store);
@@ -158,13 +159,16 @@ export async function exportStore(store: RunStore, dir: string, calls?: CallsAhe
   await Deno.mkdir(dir, { recursive: true });
   const written: string[] = [];
   const callsPath = `${dir}/calls.jsonl`;
-  const finished = await calls?.finish();
-  // A log on another file system than the store's cannot take the file by a rename: it is written afresh.
-  const moved = finished !== undefined &&
-    await Deno.rename(finished, callsPath).then(() => true, () => false);
-  if (!moved) await writeJsonLines(callsPath, store.eachCallJson());
+  try {
+    const finished = await calls?.finish();
+    // A log on another file system than the store's cannot take the file by a rename: it is written afresh.
+    const moved = finished !== undefined &&
+      await Deno.rename(finished, callsPath).then(() => true, () => false);
+    if (!moved) await writeJsonLines(callsPath, store.eachCallJson());
+  } finally {
+    removePartial(store);
+  }
   written.push(callsPath);
-  removePartial(store);
   const files: [string, Iterable<string>][] = [
     ["outputs.jsonl", store.eachOutputJson()],
     ["scores.jsonl", store.eachScoreJson()],

@@ -8,7 +8,6 @@
  * @module
  */
 import type { OutputOutcomeCounts, OutputStatus, StoredScore } from "../core/records.ts";
-import { isRefused, type ReplyEnd } from "../core/refusal.ts";
 
 /** True when `text` holds a UTF-16 unit whose order differs between UTF-16 and UTF-8 (a surrogate or U+E000 on). */
 const HIGH_UNITS = /[\uD800-\uFFFF]/;
@@ -52,6 +51,14 @@ export interface HeldScoreRow {
   row: readonly unknown[];
 }
 
+/** Whether the call behind an answer was truncated or refused, as `RunStore.outputOutcomeCounts` counts it. */
+export interface CallEnd {
+  /** Its finish reason was `length`. */
+  truncated: boolean;
+  /** It was refused (`isRefused` of lib/core/refusal.ts). */
+  refused: boolean;
+}
+
 /** How one held answer ended, as `RunStore.outputOutcomeCounts` counts it. */
 interface AnswerEnd {
   truncated: boolean;
@@ -70,20 +77,19 @@ export class HeldView {
 
   /**
    * Holds an output's status (replacing the sample's earlier one, as the store does) and how its answer ended:
-   * `text` is the answer (`null`: it failed with `error`), `call` the stored call behind it, if any.
+   * `text` is the answer (`null`: it failed with `error`), `call` how the stored call behind it ended.
    */
-  putOutput(sampleId: string, text: string | null, error: string | null, call: ReplyEnd | undefined): void {
+  putOutput(sampleId: string, text: string | null, error: string | null, call: CallEnd): void {
     this.#outputs.set(sampleId, { sampleId, answered: text !== null, error });
     if (text === null) {
       this.#ends.set(sampleId, PLAIN_END);
       return;
     }
-    // The store's SQL: a call's finish reason and refusal, the answer's own text for emptiness.
-    const refused = call !== undefined && isRefused(call);
+    // The store's SQL: the call's finish reason and refusal, the answer's own text for emptiness.
     const end = {
-      truncated: call?.finishReason === "length",
-      refused,
-      empty: !refused && text.trim() === "",
+      truncated: call.truncated,
+      refused: call.refused,
+      empty: !call.refused && text.trim() === "",
     };
     this.#ends.set(sampleId, end.truncated || end.refused || end.empty ? end : PLAIN_END);
   }
@@ -120,7 +126,7 @@ export class HeldView {
 
   /**
    * The statuses by sample and the scores by sample (each row read by `read`, as the store reads its rows),
-   * each in the order of the store's queries.
+   * each in the order of the store's queries. Once: the held score rows go as they are read.
    */
   view(
     read: (row: readonly unknown[]) => StoredScore,

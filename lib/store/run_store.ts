@@ -22,8 +22,8 @@ import type {
   StoredOutput,
   StoredScore,
 } from "../core/records.ts";
-import { HeldView } from "./held_view.ts";
-import type { ReplyEnd } from "../core/refusal.ts";
+import { isRefused } from "../core/refusal.ts";
+import { type CallEnd, HeldView } from "./held_view.ts";
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS manifest (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -677,11 +677,13 @@ export class RunStore {
   /** Stores the output of a sample in a condition (replacing an earlier failed one on resume). */
   putOutput(output: StoredOutput): void {
     const held = this.#heldView(output.condition);
-    if (held && heldAsWritten(output.sampleId, output.error, output.text)) {
-      const call = output.callKey === null ? undefined : this.#callEnd(output.callKey);
-      held.putOutput(output.sampleId, output.text, output.error, call);
-    } else if (held) {
-      this.#held = undefined;
+    if (held) {
+      const end = output.callKey === null ? NO_CALL : this.#callEnd(output.callKey);
+      if (end && heldAsWritten(output.sampleId, output.error, output.text)) {
+        held.putOutput(output.sampleId, output.text, output.error, end);
+      } else {
+        this.#held = undefined;
+      }
     }
     this.#write(
       "INSERT OR REPLACE INTO outputs (sample_id, condition, call_key, text, error, detail) VALUES (?, ?, ?, ?, ?, ?)",
@@ -722,7 +724,7 @@ export class RunStore {
       values,
     );
     const held = this.#heldView(score.condition);
-    if (held && heldAsWritten(score.sampleId, score.scorer, score.judge, score.reason)) {
+    if (held && heldAsWritten(score.sampleId, score.scorer, score.judge, score.reason, score.callKey)) {
       held.putScore({
         sampleId: score.sampleId,
         key: `${score.scorer}\u0000${values[3]}\u0000${score.run}`,
@@ -738,14 +740,23 @@ export class RunStore {
     return this.#held?.condition === condition ? this.#held.view : undefined;
   }
 
-  /** How the stored call of `key` ended (its finish reason, refusal and text), without reading its request. */
-  #callEnd(key: string): ReplyEnd | undefined {
+  /**
+   * Whether the stored call of `key` was truncated or refused, as {@linkcode outputOutcomeCounts} counts it:
+   * a queued call by `isRefused` (`undefined` when a text of it would not read back as held), a committed one
+   * in SQL, without reading its request; a call not stored is neither.
+   */
+  #callEnd(key: string): CallEnd | undefined {
     const queued = this.#queuedCalls.get(key);
-    if (queued) return queued;
-    const row = this.#prepare("SELECT finish_reason, refusal, text FROM calls WHERE key = ?").get(key) as
-      | Record<string, string | null>
-      | undefined;
-    return row && { finishReason: row.finish_reason, refusal: row.refusal, text: row.text };
+    if (queued) {
+      if (!heldAsWritten(queued.text, queued.refusal ?? null, queued.finishReason)) return undefined;
+      return { truncated: queued.finishReason === "length", refused: isRefused(queued) };
+    }
+    const row = this.#prepare(
+      `SELECT finish_reason IS 'length' AS truncated, ${
+        refusedSql("")
+      } AS refused FROM calls WHERE key = :key`,
+    ).get({ key, ws: TRIMMED_CHARACTERS }) as Record<string, number> | undefined;
+    return row ? { truncated: Number(row.truncated) === 1, refused: Number(row.refused) === 1 } : NO_CALL;
   }
 
   /**
@@ -898,6 +909,9 @@ export class RunStore {
     this.#sqlite.transaction(fn);
   }
 }
+
+/** How an answer without a stored call ended: neither truncated nor refused (the SQL's LEFT JOIN). */
+const NO_CALL: CallEnd = { truncated: false, refused: false };
 
 /**
  * `true` when SQLite stores and reads back each of `texts` as JavaScript holds it: no NUL (read back cut
