@@ -41,14 +41,15 @@ function compareScores(a: StoredScore, b: StoredScore): number {
   return compareUtf8(a.scorer, b.scorer) || compareUtf8(a.judge ?? "", b.judge ?? "") || a.run - b.run;
 }
 
-/** A score as held: its row as the store binds it, read into a {@linkcode StoredScore} when the view is taken. */
-export interface HeldScoreRow {
-  /** Sample id. */
-  sampleId: string;
-  /** The key it replaces another of the same sample by (the store's primary key within a condition). */
-  key: string;
-  /** The values the store binds, in its column order. */
-  row: readonly unknown[];
+/**
+ * A score as held: its row as the store binds it (sample, condition, scorer, judge or `""`, run, ... in the
+ * store's column order), read into a {@linkcode StoredScore} when the view is taken.
+ */
+export type HeldScoreRow = readonly unknown[];
+
+/** The store's key of a score within its sample and condition: scorer, judge and run (row columns 2-4). */
+function sameKey(a: HeldScoreRow, b: HeldScoreRow): boolean {
+  return a[2] === b[2] && a[3] === b[3] && a[4] === b[4];
 }
 
 /** Whether the call behind an answer was truncated or refused, as `RunStore.outputOutcomeCounts` counts it. */
@@ -73,7 +74,8 @@ const PLAIN_END: AnswerEnd = { truncated: false, refused: false, empty: false };
 export class HeldView {
   readonly #outputs = new Map<string, OutputStatus>();
   readonly #ends = new Map<string, AnswerEnd>();
-  readonly #scores = new Map<string, Map<string, readonly unknown[]>>();
+  /** Each sample's score rows (most samples have one: a list, not a map by key). */
+  readonly #scores = new Map<string, HeldScoreRow[]>();
 
   /**
    * Holds an output's status (replacing the sample's earlier one, as the store does) and how its answer ended:
@@ -118,10 +120,15 @@ export class HeldView {
    * Holds a score as the store binds it (replacing one of the same key); it is read as the store reads it back
    * only when the view is taken, so that a run does not pay for it while its calls are under way.
    */
-  putScore(score: HeldScoreRow): void {
-    let own = this.#scores.get(score.sampleId);
-    if (!own) this.#scores.set(score.sampleId, own = new Map());
-    own.set(score.key, score.row);
+  putScore(sampleId: string, row: HeldScoreRow): void {
+    const own = this.#scores.get(sampleId);
+    if (!own) {
+      this.#scores.set(sampleId, [row]);
+      return;
+    }
+    const at = own.findIndex((held) => sameKey(held, row));
+    if (at < 0) own.push(row);
+    else own[at] = row;
   }
 
   /**
@@ -135,7 +142,7 @@ export class HeldView {
     for (const id of sortUtf8([...this.#outputs.keys()])) outputs.set(id, this.#outputs.get(id)!);
     const scores = new Map<string, StoredScore[]>();
     for (const id of sortUtf8([...this.#scores.keys()])) {
-      const own = [...this.#scores.get(id)!.values()].map(read);
+      const own = this.#scores.get(id)!.map(read);
       // Each sample's rows go as they are read: the rows and the scores read from them are not all held at once.
       this.#scores.delete(id);
       scores.set(id, own.length > 1 ? own.sort(compareScores) : own);

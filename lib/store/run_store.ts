@@ -725,11 +725,7 @@ export class RunStore {
     );
     const held = this.#heldView(score.condition);
     if (held && heldAsWritten(score.sampleId, score.scorer, score.judge, score.reason, score.callKey)) {
-      held.putScore({
-        sampleId: score.sampleId,
-        key: `${score.scorer}\u0000${values[3]}\u0000${score.run}`,
-        row: values,
-      });
+      held.putScore(score.sampleId, values);
     } else if (held) {
       this.#held = undefined;
     }
