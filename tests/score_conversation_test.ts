@@ -95,6 +95,7 @@ Deno.test("an evaluation that fails leaves no scoring of its own still writing t
   const events: string[] = [];
   const store = {
     outputScores: () => [],
+    holdView: () => false,
     putOutput: (output: { sampleId: string }) => {
       if (output.sampleId === "b") throw new Error("disk full");
     },
