@@ -76,6 +76,7 @@ export class CallsAhead {
           this.#group = { at: call.createdAt, calls: [call] };
         } else {
           this.#broken = `call ${call.key} was stored at ${call.createdAt}, after a call of ${group.at}`;
+          return;
         }
       }
       if (calls.length < READ_ROWS) break;

@@ -48,8 +48,8 @@ interface ExportAhead {
 /** The export started ahead for each store, until {@linkcode exportStore} takes it. */
 const ahead = new WeakMap<RunStore, ExportAhead>();
 
-/** Export workers spawned ahead by {@linkcode prepareExport}, each waiting for its store's export, and their log directory. */
-const spare = new WeakMap<RunStore, { worker: Worker }>();
+/** Export workers spawned ahead by {@linkcode prepareExport}, each waiting for its store's export. */
+const spare = new WeakMap<RunStore, Worker>();
 
 /** The module of the export worker. */
 const EXPORT_WORKER = new URL("./export_worker.ts", import.meta.url);
@@ -84,10 +84,10 @@ export function prepareExport(store: RunStore, options: PrepareOptions = {}): vo
   worker.onerror = (event) => {
     event.preventDefault();
     worker.terminate();
-    if (spare.get(store)?.worker === worker) spare.delete(store);
+    if (spare.get(store) === worker) spare.delete(store);
     removePartial(store);
   };
-  spare.set(store, { worker });
+  spare.set(store, worker);
   if (options.dir !== undefined) {
     worker.postMessage({ kind: "ahead", path: store.path, dir: options.dir } satisfies ExportRequest);
   }
@@ -98,7 +98,7 @@ export function discardExport(store: RunStore): void {
   const prepared = spare.get(store);
   spare.delete(store);
   if (!prepared) return;
-  prepared.worker.terminate();
+  prepared.terminate();
   removePartial(store);
 }
 
@@ -120,9 +120,8 @@ function removePartial(store: RunStore): void {
  */
 export function startExport(store: RunStore, dir: string): void {
   store.flush();
-  const prepared = spare.get(store);
+  const worker = spare.get(store) ?? exportWorker();
   spare.delete(store);
-  const worker = prepared?.worker ?? exportWorker();
   const files = new Promise<string[]>((resolve, reject) => {
     worker.onmessage = (event: MessageEvent<ExportReply>) => {
       worker.terminate();

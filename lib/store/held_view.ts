@@ -60,10 +60,9 @@ export interface CallEnd {
   refused: boolean;
 }
 
-/** How one held answer ended, as `RunStore.outputOutcomeCounts` counts it. */
-interface AnswerEnd {
-  truncated: boolean;
-  refused: boolean;
+/** How one held answer ended, as `RunStore.outputOutcomeCounts` counts it: its call's end, and its emptiness. */
+interface AnswerEnd extends CallEnd {
+  /** Not refused, and empty once trimmed. */
   empty: boolean;
 }
 
@@ -136,7 +135,7 @@ export class HeldView {
    * each in the order of the store's queries. Once: the held score rows go as they are read.
    */
   view(
-    read: (row: readonly unknown[]) => StoredScore,
+    read: (row: HeldScoreRow) => StoredScore,
   ): { outputs: Map<string, OutputStatus>; scores: Map<string, StoredScore[]> } {
     const outputs = new Map<string, OutputStatus>();
     for (const id of sortUtf8([...this.#outputs.keys()])) outputs.set(id, this.#outputs.get(id)!);

@@ -83,8 +83,8 @@ const ROW_ORDER = {
 /** Longest a queued write waits before it is committed, in milliseconds. */
 export const WRITE_DELAY_MS = 25;
 /**
- * Samples of a new store written per timed commit (about 3 ms of work): a large data set's samples are written while
- * the run's first requests are under way, not before them.
+ * Samples of a new store written per timed commit (about 3 ms of work): a large data set's samples are written
+ * while the run's first requests are under way, not before them.
  */
 export const SAMPLES_PER_FLUSH = 256;
 /** Queued writes that are committed at once without waiting. */
@@ -324,8 +324,8 @@ export class RunStore {
     const distinct = new Set(samples.map((s) => s.id)).size === samples.length;
     if (empty && distinct && !this.#unwritten && samples.length > 0) {
       // A new store holds exactly these samples: they are written behind the run's first requests, a slice
-      // per timed commit (a killed run's resume writes the rest), and read from memory meanwhile. The last one is
-      // written at once, so that a store whose run stopped before the others were is seen to lack them
+      // per timed commit (a killed run's resume writes the rest), and read from memory meanwhile. The last one
+      // is written at once, so that a store whose run stopped before the others were is seen to lack them
       // (its positions have a gap: see eachSample).
       const last = samples.length - 1;
       this.#insertSample(samples[last], last);
@@ -718,11 +718,7 @@ export class RunStore {
       score.callKey,
       score.detail === undefined ? null : JSON.stringify(score.detail),
     ];
-    this.#write(
-      `INSERT OR REPLACE INTO scores (sample_id, condition, scorer, judge, run, value, named_values, valid, reason, call_key, detail)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      values,
-    );
+    this.#write(INSERT_SCORE, values);
     const held = this.#heldView(score.condition);
     if (held && heldAsWritten(score.sampleId, score.scorer, score.judge, score.reason, score.callKey)) {
       held.putScore(score.sampleId, values);
@@ -785,9 +781,7 @@ export class RunStore {
   ): { outputs: Map<string, OutputStatus>; scores: Map<string, StoredScore[]> } | undefined {
     const held = this.#heldView(condition);
     if (held) this.#held = undefined;
-    return held?.view((row) =>
-      rowToScore(storedRow(SCORE_COLUMNS, row), (name) => this.#heldNames.text(name))
-    );
+    return held?.view((row) => rowToScore(storedScoreRow(row), (name) => this.#heldNames.text(name)));
   }
 
   /** Replaces every score of `scorer` in `condition` by `scores`, in one transaction (imported ratings). */
@@ -932,13 +926,18 @@ const SCORE_COLUMNS = [
   "detail",
 ] as const;
 
+/** The statement {@linkcode RunStore.putScore} binds a score's values to, in {@linkcode SCORE_COLUMNS}' order. */
+const INSERT_SCORE = `INSERT OR REPLACE INTO scores (${SCORE_COLUMNS.join(", ")}) VALUES (${
+  SCORE_COLUMNS.map(() => "?").join(", ")
+})`;
+
 /**
- * The row SQLite stores for `values` bound to `columns`: a NaN becomes NULL and a negative zero a zero, as a
- * REAL column keeps them.
+ * The row SQLite stores for the values {@linkcode RunStore.putScore} binds: a NaN becomes NULL and a negative
+ * zero a zero, as a REAL column keeps them.
  */
-function storedRow(columns: readonly string[], values: readonly unknown[]): Record<string, unknown> {
+function storedScoreRow(values: readonly unknown[]): Record<string, unknown> {
   const row: Record<string, unknown> = {};
-  columns.forEach((column, i) => {
+  SCORE_COLUMNS.forEach((column, i) => {
     const value = values[i];
     row[column] = typeof value === "number" ? (Number.isNaN(value) ? null : value === 0 ? 0 : value) : value;
   });
