@@ -196,6 +196,11 @@ Deno.test("one condition is held at a time, and none whose texts SQLite would st
     output("second", "a");
     assertEquals(store.takeHeldView("first"), undefined);
     assert(store.takeHeldView("second"));
+    // Asked to hold a condition the store has already (read back instead), it lets go of the one it held.
+    assert(store.holdView("third"));
+    output("third", "a");
+    assert(!store.holdView("first"));
+    assertEquals(store.takeHeldView("third"), undefined);
     const cases: [string, string, () => void][] = [
       ["a NUL in a sample id", "c1", () => output("c1", "a\u0000b")],
       ["half a surrogate pair in an id", "c2", () => output("c2", "a\uD800")],
