@@ -24,9 +24,9 @@ import type { Roles } from "./roles.ts";
 
 /**
  * How far the heap may grow past what was in use after the last collection before a checkpoint collects it.
- * V8 collects the old generation only once it has grown to several times what is live, and a run's requests,
- * answers and exports leave garbage faster than it does: without checkpoints, peak RSS would follow the run's
- * length and size rather than its live data.
+ * Checkpoints are taken between a run's phases, where a phase has just left its garbage (every score read, every
+ * row built); while calls are in flight V8 collects on its own, incrementally (the tasks cap its heap growth with
+ * `--heap-growing-percent`, docs/scale.md), since a full collection there holds every answer that comes in.
  */
 export const HEAP_SLACK_BYTES = 48 * 2 ** 20;
 /**
@@ -36,8 +36,6 @@ export const HEAP_SLACK_BYTES = 48 * 2 ** 20;
 export const HEAP_FLOOR_BYTES = 64 * 2 ** 20;
 /** The limits a checkpoint collects at: {@linkcode HEAP_SLACK_BYTES} and {@linkcode HEAP_FLOOR_BYTES}. */
 const HEAP_LIMITS = { slack: HEAP_SLACK_BYTES, floor: HEAP_FLOOR_BYTES };
-/** Conversations started between two checkpoints of the evaluation loop. */
-const CHECKPOINT_EVERY = 256;
 /**
  * How long after a run starts its background preparations begin (loading V8's full collection, and in
  * `executeEval` spawning the log export's worker): by then its first requests are on the wire. Each holds this
@@ -71,9 +69,9 @@ let heapAfterCollection = 0;
 /**
  * A memory checkpoint: collects garbage when the heap in use has grown by more than {@linkcode HEAP_SLACK_BYTES}
  * since the last collection made here and is at least {@linkcode HEAP_FLOOR_BYTES} (a small run never
- * collects). Called between a run's phases and every {@linkcode CHECKPOINT_EVERY} conversations of the
- * evaluation loop that sent calls; collects nothing until {@linkcode loadCollector} is done. `limits` (for tests)
- * replace the two.
+ * collects). Called between a run's phases, never while calls are in flight (a full collection at 33,735 samples
+ * held the thread ~50 ms, and the answers that came in meanwhile); collects nothing until
+ * {@linkcode loadCollector} is done. `limits` (for tests) replace the two.
  */
 export function collectGarbage(limits: { slack: number; floor: number } = HEAP_LIMITS): void {
   if (!fullCollection) return;
@@ -253,21 +251,12 @@ export async function evaluate(options: EvaluateOptions): Promise<EvaluateResult
 
   const conversations = toConversations(options.samples);
   let next = 0;
-  // Calls sent so far: a replay from the store (nothing sent) leaves little garbage behind and needs its speed.
-  let sent = 0;
-  const sentSince = () => {
-    const now = roles.sent();
-    const any = now > sent;
-    sent = now;
-    return any;
-  };
   const worker = async () => {
     // The scoring of this worker's last scored conversation, under way while it runs the next one.
     let scoring: Promise<unknown> | undefined;
     try {
       // A call refused by a spending limit (StopError) stops the loop: the conversations under way finish.
       while (next < conversations.length && result.stopped === undefined) {
-        if (next > 0 && next % CHECKPOINT_EVERY === 0 && sentSince()) collectGarbage();
         const sentBefore = roles.sent();
         const owed = await runConversation(conversations[next++]);
         if (owed.length === 0) continue;
