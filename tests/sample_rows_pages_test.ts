@@ -5,7 +5,7 @@
 import { assertEquals } from "@std/assert";
 import type { Sample } from "../lib/core/sample.ts";
 import type { StoredScore } from "../lib/core/records.ts";
-import { eachSampleRowJson } from "../lib/pipeline/write_outputs.ts";
+import { eachSampleRowJson } from "../lib/pipeline/sample_rows.ts";
 import { storedScore, withTempStore } from "./temp_store.ts";
 
 /** Sample `s1` with `fields`, asked as `q`. */

@@ -21,6 +21,7 @@ import { StopError } from "../providers/types.ts";
 import type { Progress } from "../report/progress.ts";
 import type { OutputScores, RunStore } from "../store/run_store.ts";
 import type { Roles } from "./roles.ts";
+import { SampleRowsAhead } from "./sample_rows.ts";
 
 /**
  * How far the heap may grow past what was in use after the last collection before a checkpoint collects it.
@@ -103,6 +104,11 @@ export interface EvaluateOptions {
   progress?: Progress;
   /** Conversations under way at once (default: all). */
   window?: number;
+  /**
+   * Where to write the condition's `samples.jsonl` rows while it is evaluated, when the store holds it (a
+   * condition new to the store): see lib/pipeline/sample_rows.ts. Without it, the rows are read afterwards.
+   */
+  rowsAhead?: string;
 }
 
 /** Counts of what {@linkcode evaluate} could not finish; a later `--resume` retries exactly these. */
@@ -115,6 +121,8 @@ export interface EvaluateResult {
   notStarted: number;
   /** Why the loop stopped early, if it did. */
   stopped?: string;
+  /** The condition's complete `samples.jsonl`, written as it was evaluated (at `rowsAhead`), if it was. */
+  rowsFile?: string;
 }
 
 /** Returns the progress units of one scorer on one sample's answer (e.g. judge runs × judges). */
@@ -171,8 +179,11 @@ export async function evaluate(options: EvaluateOptions): Promise<EvaluateResult
   // same call answers them and every score they owe is there.
   const settled = new Set<string>();
   const answered = new Map<string, OutputScores>();
-  // A condition new to the store is held in memory as it is written, for its aggregation.
-  store.holdView(condition);
+  // A condition new to the store is held in memory as it is written, for its aggregation, and its rows of
+  // samples.jsonl are written as its samples are done.
+  const rows = store.holdView(condition) && options.rowsAhead
+    ? SampleRowsAhead.start(options.rowsAhead, condition, [...store.eachSample()], options.samples)
+    : undefined;
   for (const output of store.outputScores(condition)) {
     if (output.answered) answered.set(output.sampleId, output);
     else if (isFinalAnswerError(output.error)) settled.add(output.sampleId);
@@ -192,6 +203,7 @@ export async function evaluate(options: EvaluateOptions): Promise<EvaluateResult
       const sample = turns[i];
       if (settled.has(sample.id)) {
         progress?.tick(turns.slice(i).reduce((sum, s) => sum + sampleUnits(s, options.scorers, unitCtx), 0));
+        rows?.discard();
         break;
       }
       const ctx = roles.context(sample, judgeRuns, options.auxiliary, condition);
@@ -201,6 +213,7 @@ export async function evaluate(options: EvaluateOptions): Promise<EvaluateResult
           // Replayed from the store: the stored answer and its scores are this answer's.
           progress?.tick(sampleUnits(sample, options.scorers, unitCtx));
           history.push(...solved.turn);
+          rows?.discard();
           continue;
         }
         store.putOutput({
@@ -214,13 +227,19 @@ export async function evaluate(options: EvaluateOptions): Promise<EvaluateResult
         progress?.tick();
         history.push(...solved.turn);
         const input = { sample, answer: solved.answer, conversation: [...history], detail: solved.detail };
-        scoring.push(() => scoreAnswer(options, ctx, input, result));
+        const output = { text: solved.answer, error: null, detail: solved.detail ?? null };
+        scoring.push(async () => {
+          const stored: StoredScore[] = [];
+          await scoreAnswer(options, ctx, input, result, stored);
+          rows?.done(sample.id, output, stored);
+        });
       } catch (err) {
         if (err instanceof StopError) {
           // Not a failure: the run stops here and a resumed run asks this turn and the later ones.
           result.stopped ??= err.reason;
           const skipped = turns.slice(i);
           result.notStarted += skipped.length;
+          for (const s of skipped) rows?.done(s.id, undefined, []);
           progress?.tick(skipped.reduce((sum, s) => sum + sampleUnits(s, options.scorers, unitCtx), 0));
           break;
         }
@@ -234,6 +253,7 @@ export async function evaluate(options: EvaluateOptions): Promise<EvaluateResult
             ? contextCutTurnError(turn)
             : `not asked: turn ${turn} failed`;
           store.putOutput({ sampleId: later.id, condition, callKey: null, text: null, error });
+          rows?.done(later.id, { text: null, error, detail: null }, []);
         }
         const skipped = turns.slice(i);
         // A context-limit error is the sample's result, not a failure a resumed run could repair.
@@ -280,10 +300,17 @@ export async function evaluate(options: EvaluateOptions): Promise<EvaluateResult
   const collector = setTimeout(loadCollector, BACKGROUND_DELAY_MS);
   try {
     await Promise.all(Array.from({ length: workers }, worker));
+  } catch (err) {
+    rows?.discard();
+    throw err;
   } finally {
     clearTimeout(collector);
   }
-  for (const turns of conversations.slice(next)) result.notStarted += turns.length;
+  for (const turns of conversations.slice(next)) {
+    result.notStarted += turns.length;
+    for (const s of turns) rows?.done(s.id, undefined, []);
+  }
+  if (rows?.finish(store.holds(condition))) result.rowsFile = rows.path;
   return result;
 }
 
@@ -292,18 +319,16 @@ async function scoreAnswer(
   ctx: ScoreContext,
   input: ScoreInput,
   result: EvaluateResult,
+  stored?: StoredScore[],
 ): Promise<void> {
   const { sample } = input;
   for (const scorer of options.scorers) {
     try {
       const values = await scorer.score(input, ctx);
       for (const value of values) {
-        options.store.putScore({
-          ...value,
-          sampleId: sample.id,
-          condition: options.condition,
-          scorer: scorer.name,
-        });
+        const score = { ...value, sampleId: sample.id, condition: options.condition, scorer: scorer.name };
+        options.store.putScore(score);
+        stored?.push(score);
       }
       options.progress?.tick(values.length);
     } catch (err) {

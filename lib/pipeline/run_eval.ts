@@ -237,6 +237,8 @@ export async function executeEval(plan: EvalPlan): Promise<EvalResult> {
   const { config, task, samples, judgeRuns } = plan;
   const store = await openRunStore(plan);
   let exportReady: ReturnType<typeof setTimeout> | undefined;
+  // Each condition's samples.jsonl, where it was written as the condition was evaluated (until it is moved).
+  const rowsFiles = new Map<string, string>();
   try {
     const members = (role: string) => plan.roles.find((r) => r.name === role)?.providers ?? [];
     const units = progressUnits(samples, task.scorers, { judgeRuns, members }) * plan.conditions.length;
@@ -257,7 +259,7 @@ export async function executeEval(plan: EvalPlan): Promise<EvalResult> {
     let failures = 0;
     let stopped: string | undefined;
     const stops = new Map<string, string>();
-    for (const entry of plan.conditions) {
+    for (const [index, entry] of plan.conditions.entries()) {
       const { condition, applied } = entry;
       if (applied.achievedRate !== null) {
         store.logEvent("perturbation", {
@@ -278,7 +280,10 @@ export async function executeEval(plan: EvalPlan): Promise<EvalResult> {
         store,
         progress,
         window: evaluationWindow(roles),
+        // Beside the store, like the log's calls file, until the summary's directory takes it.
+        rowsAhead: `${store.path}-samples-${index}.jsonl.partial`,
       });
+      if (outcome.rowsFile) rowsFiles.set(condition.name, outcome.rowsFile);
       failures += outcome.answerErrors + outcome.scoreFailures;
       if (outcome.stopped) {
         stopped = outcome.stopped;
@@ -297,6 +302,7 @@ export async function executeEval(plan: EvalPlan): Promise<EvalResult> {
     startExport(store, `${config.out}/log`);
     const results = plan.conditions.map((entry) => {
       const result = conditionResult(plan, store, entry);
+      result.rowsFile = rowsFiles.get(entry.condition.name);
       const stop = stops.get(entry.condition.name);
       if (stop) {
         result.summary.notes.push(
@@ -340,5 +346,13 @@ export async function executeEval(plan: EvalPlan): Promise<EvalResult> {
     clearTimeout(exportReady);
     discardExport(store);
     store.close();
+    // Rows a failed run wrote ahead (moved into place otherwise).
+    for (const file of rowsFiles.values()) {
+      try {
+        Deno.removeSync(file);
+      } catch {
+        // Moved into place.
+      }
+    }
   }
 }

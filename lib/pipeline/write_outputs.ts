@@ -17,7 +17,6 @@ import {
 } from "../analysis/buckets.ts";
 import { safeName } from "../core/fs.ts";
 import type { Sample } from "../core/sample.ts";
-import type { StoredOutput } from "../core/records.ts";
 import type { Task } from "../core/task.ts";
 import { pairedTable } from "../report/ablation_report.ts";
 import { exportFigures, type FigureSpec } from "../report/figures.ts";
@@ -29,6 +28,7 @@ import { summaryOutcomesLine } from "../report/outcomes_note.ts";
 import { type Table } from "../core/report_spec.ts";
 import { exportStore, writeJsonLines } from "../store/export.ts";
 import { type CompletenessCounts, partialRunNote } from "./completeness.ts";
+import { eachSampleRowJson } from "./sample_rows.ts";
 import type { RunStore } from "../store/run_store.ts";
 
 /** What one condition of a run produced. */
@@ -44,74 +44,17 @@ export interface ConditionResult {
   /** Why its failed samples failed: each distinct error with its count (empty when none failed). */
   failureCauses: Map<string, number>;
   /**
+   * Its `samples.jsonl` written while it was evaluated (a file of its own, moved into place with the summary),
+   * when it was (lib/pipeline/sample_rows.ts); else the rows are read from the store.
+   */
+  rowsFile?: string;
+  /**
    * The condition's warnings: the model's answers, or another role's model's replies, truncated more than 5%
    * (raise `--max-tokens`, `--role-opt ROLE.max-tokens`).
    */
   warnings?: string[];
   /** One line per role and model with some reply that ended other than normally (printed at the end of a run). */
   outcomeLines?: string[];
-}
-
-/** Samples whose outputs and scores {@linkcode eachSampleRowJson} reads at once. */
-const SAMPLE_ROWS_PAGE = 1024;
-
-/**
- * Yields the rows of `samples.jsonl` as JSON text, one per sample in sample order: its fields, its input as
- * asked, its answer (or error) and its scores. The outputs and scores are read for a page of samples at a time,
- * so that a run's answers are never all in memory, and the scores' stored JSON is spliced in, not parsed.
- */
-export function* eachSampleRowJson(
-  store: RunStore,
-  condition: string,
-  asked?: readonly Sample[],
-): Generator<string> {
-  const inputs = new Map(asked?.map((s) => [s.id, s.input]));
-  for (const page of pagesOf(store.eachSample(), SAMPLE_ROWS_PAGE)) {
-    const ids = page.map((s) => s.id);
-    const outputs = new Map(store.outputsOf(condition, ids).map((o) => [o.sampleId, o]));
-    const scores = Map.groupBy(store.sampleScoresOf(condition, ids), (s) => s.sampleId);
-    for (const sample of page) {
-      const head = JSON.stringify(sampleHead(sample, condition, inputs, outputs.get(sample.id)));
-      const own = scores.get(sample.id)?.map((s) => s.json).join(",") ?? "";
-      yield `${head.slice(0, -1)},"scores":[${own}]}`;
-    }
-  }
-}
-
-/** Yields `items` in arrays of `size` (the last one shorter). */
-function* pagesOf<T>(items: Iterable<T>, size: number): Generator<T[]> {
-  let page: T[] = [];
-  for (const item of items) {
-    page.push(item);
-    if (page.length === size) {
-      yield page;
-      page = [];
-    }
-  }
-  if (page.length) yield page;
-}
-
-/**
- * A row of `samples.jsonl` but its scores: the sample's fields, its input as asked, its answer (or error). A
- * field named `scores` is left out: the row's scores take its place, as they always did.
- */
-function sampleHead(
-  sample: Sample,
-  condition: string,
-  inputs: ReadonlyMap<string, string>,
-  output: StoredOutput | undefined,
-): Record<string, unknown> {
-  const head: Record<string, unknown> = {
-    id: sample.id,
-    condition,
-    ...sample.fields,
-    input: inputs.get(sample.id) ?? sample.input,
-    answer: output?.text ?? null,
-    answer_error: output?.error ?? (output ? null : "not run"),
-    ...(output?.detail ? { solver: output.detail } : {}),
-  };
-  if ("scores" in head) delete head.scores;
-  return head;
 }
 
 /** Everything {@linkcode writeRunOutputs} needs. */
@@ -135,6 +78,15 @@ async function writeSummary(dir: string, store: RunStore, result: ConditionResul
   SummarySchema.parse(result.summary, { jitless: true });
   await Deno.mkdir(dir, { recursive: true });
   await Deno.writeTextFile(`${dir}/summary.json`, JSON.stringify(result.summary, null, 2) + "\n");
+  if (result.rowsFile) {
+    try {
+      await Deno.rename(result.rowsFile, `${dir}/samples.jsonl`);
+      return;
+    } catch {
+      // Another file system, say: the rows are read from the store instead.
+      await Deno.remove(result.rowsFile).catch(() => {});
+    }
+  }
   await writeJsonLines(
     `${dir}/samples.jsonl`,
     eachSampleRowJson(store, result.condition.name, result.samples),

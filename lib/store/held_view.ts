@@ -37,7 +37,7 @@ export function sortUtf8(texts: string[]): string[] {
 }
 
 /** The order of a sample's scores in the store's queries: scorer, judge (none first), run. */
-function compareScores(a: StoredScore, b: StoredScore): number {
+export function compareScores(a: StoredScore, b: StoredScore): number {
   return compareUtf8(a.scorer, b.scorer) || compareUtf8(a.judge ?? "", b.judge ?? "") || a.run - b.run;
 }
 

@@ -705,19 +705,7 @@ export class RunStore {
 
   /** Stores one score (replacing the same sample/condition/scorer/judge/run on resume). */
   putScore(score: StoredScore): void {
-    const values = [
-      score.sampleId,
-      score.condition,
-      score.scorer,
-      score.judge ?? "",
-      score.run,
-      score.value,
-      score.values === null ? null : JSON.stringify(score.values),
-      score.valid ? 1 : 0,
-      score.reason,
-      score.callKey,
-      score.detail === undefined ? null : JSON.stringify(score.detail),
-    ];
+    const values = scoreBinding(score);
     this.#write(INSERT_SCORE, values);
     const held = this.#heldView(score.condition);
     if (held && heldAsWritten(score.sampleId, score.scorer, score.judge, score.reason, score.callKey)) {
@@ -769,6 +757,11 @@ export class RunStore {
     if (Number(stored.n) === 1 || !heldAsWritten(condition)) return false;
     this.#held = { condition, view: new HeldView() };
     return true;
+  }
+
+  /** Whether the store holds `condition` ({@linkcode holdView}): nothing it stored of it reads back otherwise. */
+  holds(condition: string): boolean {
+    return this.#heldView(condition) !== undefined;
   }
 
   /**
@@ -930,6 +923,31 @@ const SCORE_COLUMNS = [
 const INSERT_SCORE = `INSERT OR REPLACE INTO scores (${SCORE_COLUMNS.join(", ")}) VALUES (${
   SCORE_COLUMNS.map(() => "?").join(", ")
 })`;
+
+/** The values {@linkcode RunStore.putScore} binds for `score`, in {@linkcode SCORE_COLUMNS}' order. */
+function scoreBinding(score: StoredScore): (string | number | null)[] {
+  return [
+    score.sampleId,
+    score.condition,
+    score.scorer,
+    score.judge ?? "",
+    score.run,
+    score.value,
+    score.values === null ? null : JSON.stringify(score.values),
+    score.valid ? 1 : 0,
+    score.reason,
+    score.callKey,
+    score.detail === undefined ? null : JSON.stringify(score.detail),
+  ];
+}
+
+/**
+ * A score as a row of `samples.jsonl` lists it once the store holds it ({@linkcode sampleScoreJson} of the row
+ * SQLite keeps for the values {@linkcode RunStore.putScore} binds), without storing or reading it.
+ */
+export function scoreRowJson(score: StoredScore): string {
+  return sampleScoreJson(storedScoreRow(scoreBinding(score)));
+}
 
 /**
  * The row SQLite stores for the values {@linkcode RunStore.putScore} binds: a NaN becomes NULL and a negative

@@ -1,0 +1,252 @@
+/**
+ * The rows of a condition's `samples.jsonl`, one per stored sample in the store's sample order: its fields, its
+ * input as asked, its answer (or error) and its scores. Built from the store once a run is over
+ * ({@linkcode eachSampleRowJson}), or while the run goes, from what it writes ({@linkcode SampleRowsAhead}):
+ * both build each row by {@linkcode sampleRowJson}, so the two files are the same bytes.
+ * @module
+ */
+import type { Sample } from "../core/sample.ts";
+import type { StoredOutput, StoredScore } from "../core/records.ts";
+import { compareScores } from "../store/held_view.ts";
+import { type RunStore, scoreRowJson } from "../store/run_store.ts";
+
+/** Samples whose outputs and scores {@linkcode eachSampleRowJson} reads at once. */
+const SAMPLE_ROWS_PAGE = 1024;
+
+/** Characters of rows {@linkcode SampleRowsAhead} gathers before it writes them out. */
+const CHUNK_CHARS = 1 << 16;
+
+/** What a row shows of a sample's stored output: its answer, its error and the solver's detail (as stored). */
+export type RowOutput = Pick<StoredOutput, "text" | "error" | "detail">;
+
+/**
+ * A row of `samples.jsonl` as JSON text: the sample's fields, its input as asked, its answer (or error, or
+ * `not run` without an output) and its scores (each as {@linkcode scoreRowJson} gives it, in the store's order).
+ * A field named `scores` is left out: the row's scores take its place, as they always did.
+ */
+export function sampleRowJson(
+  sample: Sample,
+  condition: string,
+  input: string,
+  output: RowOutput | undefined,
+  scores: readonly string[],
+): string {
+  const head: Record<string, unknown> = {
+    id: sample.id,
+    condition,
+    ...sample.fields,
+    input,
+    answer: output?.text ?? null,
+    answer_error: output?.error ?? (output ? null : "not run"),
+    ...(output?.detail ? { solver: output.detail } : {}),
+  };
+  if ("scores" in head) delete head.scores;
+  const text = JSON.stringify(head);
+  return `${text.slice(0, -1)},"scores":[${scores.join(",")}]}`;
+}
+
+/**
+ * Yields the rows of `samples.jsonl` read from the store, one per sample in sample order (`asked`: the samples
+ * as the condition asked them, whose inputs the rows show). The outputs and scores are read for a page of
+ * samples at a time, so that a run's answers are never all in memory, and the scores' stored JSON is spliced
+ * in, not parsed.
+ */
+export function* eachSampleRowJson(
+  store: RunStore,
+  condition: string,
+  asked?: readonly Sample[],
+): Generator<string> {
+  const inputs = new Map(asked?.map((s) => [s.id, s.input]));
+  for (const page of pagesOf(store.eachSample(), SAMPLE_ROWS_PAGE)) {
+    const ids = page.map((s) => s.id);
+    const outputs = new Map(store.outputsOf(condition, ids).map((o) => [o.sampleId, o]));
+    const scores = Map.groupBy(store.sampleScoresOf(condition, ids), (s) => s.sampleId);
+    for (const sample of page) {
+      const own = scores.get(sample.id)?.map((s) => s.json) ?? [];
+      yield sampleRowJson(
+        sample,
+        condition,
+        inputs.get(sample.id) ?? sample.input,
+        outputs.get(sample.id),
+        own,
+      );
+    }
+  }
+}
+
+/** Yields `items` in arrays of `size` (the last one shorter). */
+function* pagesOf<T>(items: Iterable<T>, size: number): Generator<T[]> {
+  let page: T[] = [];
+  for (const item of items) {
+    page.push(item);
+    if (page.length === size) {
+      yield page;
+      page = [];
+    }
+  }
+  if (page.length) yield page;
+}
+
+/** The store's key of a score within its sample: scorer, judge and run. */
+function scoreKey(score: StoredScore): string {
+  return JSON.stringify([score.scorer, score.judge ?? "", score.run]);
+}
+
+/**
+ * A condition's `samples.jsonl` written while its samples are evaluated, into a file of its own (`path`), so
+ * that the run's tail has no rows to read back and write (at 33,735 samples that took ~0.4 s after the last
+ * answer). The evaluation tells it each sample's final output and scores as it stores them
+ * ({@linkcode done}); a row is written once every row before it is, so the file keeps the store's sample order.
+ * It holds the rows that came in ahead of their turn, never the run's answers.
+ *
+ * The file is the condition's `samples.jsonl` only when every row was written and the store held the condition
+ * throughout (nothing it stored reads back otherwise than it was given: see `RunStore.holdView`); else
+ * {@linkcode finish} says so, and the rows are read from the store as before.
+ */
+export class SampleRowsAhead {
+  /** Where the rows go. */
+  readonly path: string;
+  readonly #file: Deno.FsFile;
+  readonly #condition: string;
+  /** The store's samples, in its order. */
+  readonly #order: readonly Sample[];
+  /** The inputs as asked of the samples the condition evaluates (the others get a `not run` row). */
+  readonly #asked: ReadonlyMap<string, string>;
+  /** Rows of samples done ahead of their turn, by id. */
+  readonly #waiting = new Map<string, string>();
+  /** Samples done (a second report of one spoils the file). */
+  readonly #done = new Set<string>();
+  readonly #encoder = new TextEncoder();
+  /** Index in `#order` of the next row to write. */
+  #next = 0;
+  #chunk = "";
+  #spoiled = false;
+
+  private constructor(
+    path: string,
+    file: Deno.FsFile,
+    condition: string,
+    order: readonly Sample[],
+    asked: readonly Sample[],
+  ) {
+    this.path = path;
+    this.#file = file;
+    this.#condition = condition;
+    this.#order = order;
+    this.#asked = new Map(asked.map((s) => [s.id, s.input]));
+    this.#spoiled = this.#asked.size !== asked.length;
+  }
+
+  /**
+   * Starts the rows of `condition` at `path` (created, or emptied): `order` is the store's samples in its order,
+   * `asked` the samples the condition evaluates, as it asks them.
+   */
+  static start(
+    path: string,
+    condition: string,
+    order: readonly Sample[],
+    asked: readonly Sample[],
+  ): SampleRowsAhead {
+    const file = Deno.openSync(path, { write: true, create: true, truncate: true });
+    return new SampleRowsAhead(path, file, condition, order, asked);
+  }
+
+  /**
+   * Notes that sample `id` is done: `output` is what the store was given for it (`undefined`: nothing, it was
+   * not asked), `scores` every score stored for it, in the order they were stored (a later one of the same key
+   * replaces an earlier one, as in the store).
+   */
+  done(id: string, output: RowOutput | undefined, scores: readonly StoredScore[]): void {
+    if (this.#spoiled) return;
+    const sample = this.#order[this.#next];
+    const input = this.#asked.get(id);
+    if (input === undefined || this.#done.has(id) || !sample) {
+      this.#spoiled = true;
+      return;
+    }
+    this.#done.add(id);
+    const latest = new Map(scores.map((s) => [scoreKey(s), s]));
+    const own = [...latest.values()].sort(compareScores).map(scoreRowJson);
+    // The store keeps the solver's detail as JSON text, and the rows show it as read back.
+    const stored = output && {
+      text: output.text,
+      error: output.error,
+      detail: output.detail ? JSON.parse(JSON.stringify(output.detail)) : null,
+    };
+    if (sample.id !== id) {
+      this.#waiting.set(id, sampleRowJson(this.#orderSample(id), this.#condition, input, stored, own));
+      return;
+    }
+    this.#append(sampleRowJson(sample, this.#condition, input, stored, own));
+    this.#next++;
+    this.#drain();
+  }
+
+  /** The store's sample of `id`, found once a row comes in ahead of its turn (rare: looked up lazily). */
+  #orderSample(id: string): Sample {
+    this.#byId ??= new Map(this.#order.map((s) => [s.id, s]));
+    return this.#byId.get(id)!;
+  }
+  #byId: Map<string, Sample> | undefined;
+
+  /** Writes the rows now due: those done ahead of their turn and those of samples the condition does not ask. */
+  #drain(): void {
+    for (; this.#next < this.#order.length; this.#next++) {
+      const sample = this.#order[this.#next];
+      const waiting = this.#waiting.get(sample.id);
+      if (waiting !== undefined) {
+        this.#waiting.delete(sample.id);
+        this.#append(waiting);
+      } else if (!this.#asked.has(sample.id)) {
+        this.#append(sampleRowJson(sample, this.#condition, sample.input, undefined, []));
+      } else {
+        return;
+      }
+    }
+  }
+
+  #append(row: string): void {
+    this.#chunk += row + "\n";
+    if (this.#chunk.length >= CHUNK_CHARS) this.#flush();
+  }
+
+  #flush(): void {
+    const bytes = this.#encoder.encode(this.#chunk);
+    this.#chunk = "";
+    for (let at = 0; at < bytes.length;) at += this.#file.writeSync(bytes.subarray(at));
+  }
+
+  /**
+   * Ends the rows: returns `true` when the file holds every row (`held`: the store held the condition until its
+   * last write); else removes it and returns `false`.
+   */
+  finish(held: boolean): boolean {
+    if (!this.#spoiled) this.#drain();
+    const complete = held && !this.#spoiled && this.#next === this.#order.length && this.#waiting.size === 0;
+    try {
+      if (complete) this.#flush();
+    } finally {
+      this.#close();
+    }
+    if (!complete) this.discard();
+    return complete;
+  }
+
+  /** Removes the file (a failed run, or rows given up); what is done later is not written. */
+  discard(): void {
+    this.#spoiled = true;
+    this.#close();
+    try {
+      Deno.removeSync(this.path);
+    } catch {
+      // Gone already.
+    }
+  }
+
+  #close(): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.#file.close();
+  }
+  #closed = false;
+}
