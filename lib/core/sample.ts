@@ -45,18 +45,31 @@ export const SampleSchema = z.object({
  */
 export type Sample = z.infer<typeof SampleSchema>;
 
-/** Groups samples into conversations (single-turn samples are conversations of one), turns in order. */
+/**
+ * Groups samples into conversations (single-turn samples are conversations of one), turns in order, in the order
+ * each conversation first appears. Samples of one conversation share its id; single-turn samples sharing an id
+ * are grouped too (never apart from a conversation of the same id).
+ */
 export function toConversations(samples: readonly Sample[]): Sample[][] {
-  const byId = new Map<string, Sample[]>();
+  const conversations: Sample[][] = [];
+  // By conversation id, and by sample id for single-turn samples: two maps, no key built per sample.
+  const byConversation = new Map<string, Sample[]>();
+  const bySample = new Map<string, Sample[]>();
   for (const sample of samples) {
-    const key = sample.conversation ? `c:${sample.conversation.id}` : `s:${sample.id}`;
-    const list = byId.get(key);
-    if (list) list.push(sample);
-    else byId.set(key, [sample]);
+    const [groups, id] = sample.conversation
+      ? [byConversation, sample.conversation.id]
+      : [bySample, sample.id];
+    const turns = groups.get(id);
+    if (turns) {
+      turns.push(sample);
+      continue;
+    }
+    const own = [sample];
+    groups.set(id, own);
+    conversations.push(own);
   }
-  const conversations = [...byId.values()];
   for (const turns of conversations) {
-    turns.sort((a, b) => (a.conversation?.turn ?? 1) - (b.conversation?.turn ?? 1));
+    if (turns.length > 1) turns.sort((a, b) => (a.conversation?.turn ?? 1) - (b.conversation?.turn ?? 1));
   }
   return conversations;
 }

@@ -11,7 +11,7 @@ import { type CatOptions, type CatPerson, catPerson, CatSession } from "../irt/c
 import type { ItemParams } from "../irt/model.ts";
 import { evaluate } from "./evaluate.ts";
 import type { EvalConfig } from "./eval_config.ts";
-import { openRunStore } from "./open_store.ts";
+import { openRunStore, recordCodeVersion } from "./open_store.ts";
 import { planEval } from "./plan.ts";
 import { Roles } from "./roles.ts";
 
@@ -58,6 +58,9 @@ export async function adaptiveEval(
   }
   const condition = baselineCondition(config.condition ?? "default");
   const store = await openRunStore(plan);
+  // An adaptive session asks one item at a time: its code version is recorded while the first is asked.
+  const code = recordCodeVersion(store);
+  code.catch(() => {});
   try {
     const roles = new Roles(plan.roles, store, plan.retry);
     for (const s of task.scorers) s.prepare?.(plan.samples);
@@ -94,6 +97,7 @@ export async function adaptiveEval(
       const right = options.threshold === undefined ? value === 1 : value >= options.threshold;
       session.record(item, right ? 1 : 0);
     }
+    await code;
     const stats = Object.values(roles.stats());
     return {
       person: catPerson(config.model, session),
@@ -104,6 +108,7 @@ export async function adaptiveEval(
       },
     };
   } finally {
+    await recordCodeVersion(store).catch(() => {});
     store.close();
   }
 }

@@ -87,13 +87,33 @@ function resumeMismatch(manifest: Record<string, unknown>, plan: EvalPlan): stri
   return parts.join("; ");
 }
 
-/** Opens (creating, replacing or resuming) the run store of `plan`. Throws ConfigError on a mismatched resume. */
+/** New stores whose manifest does not hold the code version yet, with its writing once begun. */
+const codeOwed = new WeakMap<RunStore, Promise<void> | undefined>();
+
+/**
+ * Records the code version (git's commit, and whether the tree was dirty) in the manifest of a store
+ * {@linkcode openRunStore} created; resolves at once for any other store. A run asks once its first requests
+ * are out, since spawning git holds this thread ~5-10 ms, and waits for it before the store closes; asked
+ * again, it returns the same writing.
+ */
+export function recordCodeVersion(store: RunStore): Promise<void> {
+  if (!codeOwed.has(store)) return Promise.resolve();
+  let writing = codeOwed.get(store);
+  if (!writing) {
+    writing = codeVersion().then((code) => store.setManifest({ code }));
+    codeOwed.set(store, writing);
+  }
+  return writing;
+}
+
+/**
+ * Opens (creating, replacing or resuming) the run store of `plan`; a new store's code version is recorded by
+ * {@linkcode recordCodeVersion}. Throws ConfigError on a mismatched resume.
+ */
 export async function openRunStore(plan: EvalPlan): Promise<RunStore> {
   const { config, task, identity, storePath, samples } = plan;
   if (config.replace) await Deno.remove(config.out, { recursive: true }).catch(() => {});
   await Deno.mkdir(config.out, { recursive: true });
-  // The manifest records the code version: git is asked now and answers while the store is opened.
-  const code = codeVersion();
   const store = new RunStore(storePath);
   try {
     const previous = store.manifest();
@@ -137,10 +157,11 @@ export async function openRunStore(plan: EvalPlan): Promise<RunStore> {
             ),
           }
           : {}),
-        code: await code,
         runtime: { deno: Deno.version.deno, os: Deno.build.os },
         created_at: new Date().toISOString(),
       });
+      // The code version is recorded once the run's first requests are out (recordCodeVersion).
+      codeOwed.set(store, undefined);
     }
     for (const { condition } of plan.conditions) {
       const key = `condition:${condition.name}`;
@@ -156,8 +177,6 @@ export async function openRunStore(plan: EvalPlan): Promise<RunStore> {
     return store;
   } catch (err) {
     store.close();
-    // Nothing is left running behind a refused run.
-    await code;
     throw err;
   }
 }

@@ -15,7 +15,7 @@ import type { CallerStats } from "../providers/caller.ts";
 import { attachBatchProviders } from "../providers/batch/batch.ts";
 import { Progress } from "../report/progress.ts";
 import { BACKGROUND_DELAY_MS, collectGarbage, evaluate, progressUnits, readRunView } from "./evaluate.ts";
-import { openRunStore } from "./open_store.ts";
+import { openRunStore, recordCodeVersion } from "./open_store.ts";
 import { type EvalPlan, planEval } from "./plan.ts";
 import { type EvalConfig } from "./eval_config.ts";
 import { Roles } from "./roles.ts";
@@ -255,7 +255,11 @@ export async function executeEval(plan: EvalPlan): Promise<EvalResult> {
     // The log export's worker loads its modules while the calls are under way (spawned once the first
     // requests are out, BACKGROUND_DELAY_MS after the start) and writes the calls file as they are stored, so
     // that the export starts at once when the last answer is in, with the outputs, scores and events to write.
-    exportReady = setTimeout(() => prepareExport(store, { dir: `${config.out}/log` }), BACKGROUND_DELAY_MS);
+    // git is asked for the manifest's code version then too (spawning it holds this thread ~5-10 ms).
+    exportReady = setTimeout(() => {
+      prepareExport(store, { dir: `${config.out}/log` });
+      recordCodeVersion(store).catch(() => {});
+    }, BACKGROUND_DELAY_MS);
     let failures = 0;
     let stopped: string | undefined;
     const stops = new Map<string, string>();
@@ -299,6 +303,7 @@ export async function executeEval(plan: EvalPlan): Promise<EvalResult> {
     // aggregated and the summaries, tables and figures are written.
     // A run shorter than the delay spawns no worker it would not use.
     clearTimeout(exportReady);
+    await recordCodeVersion(store);
     startExport(store, `${config.out}/log`);
     const results = plan.conditions.map((entry) => {
       const result = conditionResult(plan, store, entry);
@@ -345,6 +350,8 @@ export async function executeEval(plan: EvalPlan): Promise<EvalResult> {
   } finally {
     clearTimeout(exportReady);
     discardExport(store);
+    // Nothing is left writing to the store once it is closed.
+    await recordCodeVersion(store).catch(() => {});
     store.close();
     // Rows a failed run wrote ahead (moved into place otherwise).
     for (const file of rowsFiles.values()) {
