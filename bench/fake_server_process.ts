@@ -37,6 +37,43 @@ export interface RequestTimes {
   last_answer_ms: number | null;
   /** Chat requests received. */
   requests: number;
+  /**
+   * How long after an answer left the next request arrived on the same connection, in milliseconds: the time a
+   * client takes to turn an answer into its next request, plus the server's own (`null` before any).
+   */
+  answer_to_next_request_ms: GapStats | null;
+}
+
+/** A distribution of gaps, in milliseconds. */
+export interface GapStats {
+  /** Gaps measured. */
+  n: number;
+  /** Their mean. */
+  mean: number;
+  /** Their median. */
+  p50: number;
+  /** Their 90th percentile. */
+  p90: number;
+  /** Their 99th percentile. */
+  p99: number;
+  /** The longest. */
+  max: number;
+}
+
+/** Returns the distribution of `gaps` (sorted in place), each figure to 0.01 ms; `null` for none. */
+export function gapStats(gaps: number[]): GapStats | null {
+  if (gaps.length === 0) return null;
+  gaps.sort((a, b) => a - b);
+  const at = (q: number) => Math.round(gaps[Math.floor(q * (gaps.length - 1))] * 100) / 100;
+  const mean = gaps.reduce((sum, g) => sum + g, 0) / gaps.length;
+  return {
+    n: gaps.length,
+    mean: Math.round(mean * 100) / 100,
+    p50: at(0.5),
+    p90: at(0.9),
+    p99: at(0.99),
+    max: at(1),
+  };
 }
 
 /** Epoch milliseconds with sub-millisecond precision (the same clock a parent process reads). */
@@ -46,23 +83,40 @@ export function epochMs(): number {
 
 /** Records request arrival and answer times (chat completions only). */
 export class RequestClock {
-  #times: RequestTimes = { first_request_ms: null, last_answer_ms: null, requests: 0 };
+  #times: Omit<RequestTimes, "answer_to_next_request_ms"> = {
+    first_request_ms: null,
+    last_answer_ms: null,
+    requests: 0,
+  };
+  /** When the last answer on each connection (by the client's port) left. */
+  #lastAnswer = new Map<number, number>();
+  /** Each answer → next request gap on a connection. */
+  #gaps: number[] = [];
 
-  /** Notes a chat request arriving. */
-  received(): void {
-    this.#times.first_request_ms ??= epochMs();
+  /** Notes a chat request arriving on the connection from `port` (`null`: not known). */
+  received(port: number | null = null): void {
+    const now = epochMs();
+    this.#times.first_request_ms ??= now;
     this.#times.requests++;
+    const answered = port === null ? undefined : this.#lastAnswer.get(port);
+    if (answered !== undefined) this.#gaps.push(now - answered);
   }
 
-  /** Notes a chat answer about to be sent. */
-  answered(): void {
-    this.#times.last_answer_ms = epochMs();
+  /** Notes a chat answer about to be sent on the connection from `port` (`null`: not known). */
+  answered(port: number | null = null): void {
+    const now = epochMs();
+    this.#times.last_answer_ms = now;
+    if (port !== null) this.#lastAnswer.set(port, now);
   }
 
   /** The times so far; `reset` starts afresh afterwards. */
   read(reset = false): RequestTimes {
-    const times = { ...this.#times };
-    if (reset) this.#times = { first_request_ms: null, last_answer_ms: null, requests: 0 };
+    const times = { ...this.#times, answer_to_next_request_ms: gapStats([...this.#gaps]) };
+    if (reset) {
+      this.#times = { first_request_ms: null, last_answer_ms: null, requests: 0 };
+      this.#lastAnswer = new Map();
+      this.#gaps = [];
+    }
     return times;
   }
 }
@@ -76,13 +130,15 @@ if (import.meta.main) {
   const server = await startFakeServer({
     port: Number(arg("port") ?? 0),
     latencyMs: Number(arg("latency") ?? 100),
-    reply: (body) => {
-      clock.answered();
-      return benchReply(body);
-    },
+    reply: benchReply,
     fault: (request) => {
-      if (request.path.endsWith("/chat/completions")) clock.received();
+      if (request.path.endsWith("/chat/completions")) clock.received(request.remotePort);
       return undefined;
+    },
+    // Asked for an answer's headers once its latency has passed, just before it is sent.
+    headers: (request) => {
+      if (request.path.endsWith("/chat/completions")) clock.answered(request.remotePort);
+      return {};
     },
     keepBodies: false,
   });

@@ -24,7 +24,7 @@ import { runEval } from "../lib/pipeline/run_eval.ts";
 import type { EvalConfig } from "../lib/pipeline/eval_config.ts";
 import { writeChoiceItems, writeOpenQuestions } from "./scale_data.ts";
 import { startChildServer } from "./child_server.ts";
-import { epochMs, type RequestTimes } from "./fake_server_process.ts";
+import { epochMs, type GapStats, type RequestTimes } from "./fake_server_process.ts";
 
 const LATENCY_MS = 100;
 const CONCURRENCY = 64;
@@ -100,6 +100,11 @@ interface CommandRun {
   last_answer_to_exit_ms: number | null;
   /** Chat requests the fake received. */
   requests: number;
+  /**
+   * Answer → next request on the same connection, as the fake saw it (`null` without a fake or a second
+   * request): what a client adds to each call's latency, with the fake's own share.
+   */
+  answer_to_next_request_ms: GapStats | null;
   /** Peak resident set size, in MB (`/usr/bin/time`). */
   peak_rss_mb: number;
   /** CPU seconds in user and kernel mode. */
@@ -174,7 +179,7 @@ async function runCommand(
   if (out.code !== 0 && args[0] !== "--help") console.error(new TextDecoder().decode(out.stderr));
   const times: RequestTimes = fake
     ? await (await fetch(fake.times)).json()
-    : { first_request_ms: null, last_answer_ms: null, requests: 0 };
+    : { first_request_ms: null, last_answer_ms: null, requests: 0, answer_to_next_request_ms: null };
   return {
     seconds: round((exited - started) / 1000),
     start_to_first_request_ms: times.first_request_ms === null
@@ -182,6 +187,7 @@ async function runCommand(
       : Math.round(times.first_request_ms - started),
     last_answer_to_exit_ms: times.last_answer_ms === null ? null : Math.round(exited - times.last_answer_ms),
     requests: times.requests,
+    answer_to_next_request_ms: times.answer_to_next_request_ms,
     peak_rss_mb: round(kb / 1024, 1),
     cpu_seconds: round(user + system, 2),
     exit_code: out.code,
@@ -322,7 +328,9 @@ async function beside(
       target: `≥ ${share * 100}% of the bound`,
       value: `${run.seconds} s = ${percent(run.of_bound)} (a bare fetch loop: ${bare.seconds} s = ${
         percent(bare.of_bound)
-      }; medeval takes ${percent(run.seconds / bare.seconds - 1)} longer)`,
+      }; medeval takes ${percent(run.seconds / bare.seconds - 1)} longer; answer → next request ${
+        gapText(run.answer_to_next_request_ms)
+      }, bare ${gapText(bare.answer_to_next_request_ms)})`,
       previous,
       met: run.of_bound >= share,
     } satisfies Goal,
@@ -332,6 +340,11 @@ async function beside(
 /** The median of `runs` by `key` (noisy fixed costs are taken three times). */
 function median<T>(runs: T[], key: (run: T) => number): T {
   return [...runs].sort((a, b) => key(a) - key(b))[Math.floor(runs.length / 2)];
+}
+
+/** A gap distribution as the goals print it: mean and 99th percentile. */
+function gapText(gaps: GapStats | null): string {
+  return gaps ? `mean ${gaps.mean} ms, p99 ${gaps.p99} ms` : "not measured";
 }
 
 function ms(value: number | null): string {

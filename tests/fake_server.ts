@@ -56,6 +56,8 @@ export interface FakeRequestRecord {
   query: string;
   /** HTTP status the fake answered with, or `null` while pending or hung. */
   status: number | null;
+  /** The client's port: one per connection, so requests on the same connection share it. */
+  remotePort: number | null;
   /** How a chat completion the fake answered ended, when `answerOutcome` made it other than `stop`. */
   outcome?: FakeAnswerOutcome;
 }
@@ -266,7 +268,7 @@ export function startFakeServer(options: FakeServerOptions = {}): Promise<FakeSe
       signal: controller.signal,
       onListen: ({ port }) => resolve(port),
     },
-    async (req) => {
+    async (req, info) => {
       const url = new URL(req.url);
       const path = url.pathname;
       const upload = isMultipart(req) ? await readUpload(req) : undefined;
@@ -287,6 +289,7 @@ export function startFakeServer(options: FakeServerOptions = {}): Promise<FakeSe
         apiKey: req.headers.get("api-key"),
         query: url.search,
         status: null,
+        remotePort: info.remoteAddr.transport === "tcp" ? info.remoteAddr.port : null,
       };
       requests.push(record);
       const fault = options.fault?.(record);
