@@ -62,16 +62,41 @@ Deno.test("rows done out of order are written in the store's order; samples not 
   });
 });
 
+Deno.test("rows done in reverse, far ahead of their turn, come out in the store's order", async () => {
+  await inTempDir((dir) => {
+    // More samples than the writer scans ahead of the next row: the later ones are found by an index.
+    const order = Array.from({ length: 1500 }, (_, i) => sample(`s${i}`));
+    const rows = SampleRowsAhead.start(`${dir}/rows`, "c1", order, order);
+    for (const s of [...order].reverse()) {
+      rows.done(s.id, { text: `answer ${s.id}`, error: null, detail: null }, []);
+    }
+    assert(rows.finish(true));
+    const ids = Deno.readTextFileSync(`${dir}/rows`).trim().split("\n").map((line) => JSON.parse(line).id);
+    assertEquals(ids, order.map((s) => s.id));
+  });
+});
+
 Deno.test("rows are given up, and their file removed, when incomplete, reported twice, or not held", async () => {
   await inTempDir((dir) => {
     const order = ["a", "b"].map((id) => sample(id));
-    const cases: [string, (rows: SampleRowsAhead) => void, boolean][] = [
+    // Each case: what is done, whether the store held the condition, and the samples asked (default: the store's).
+    const cases: [string, (rows: SampleRowsAhead) => void, boolean, Sample[]?][] = [
       ["a sample never done", (rows) => rows.done("a", undefined, []), true],
       ["a sample done twice", (rows) => {
         rows.done("a", undefined, []);
         rows.done("a", undefined, []);
         rows.done("b", undefined, []);
       }, true],
+      [
+        "a sample asked but not among the store's",
+        (rows) => {
+          rows.done("a", undefined, []);
+          rows.done("b", undefined, []);
+          rows.done("x", undefined, []);
+        },
+        true,
+        [...order, sample("x")],
+      ],
       ["a sample the condition does not ask", (rows) => {
         rows.done("a", undefined, []);
         rows.done("b", undefined, []);
@@ -87,8 +112,8 @@ Deno.test("rows are given up, and their file removed, when incomplete, reported 
         rows.done("b", undefined, []);
       }, true],
     ];
-    for (const [name, act, held] of cases) {
-      const rows = SampleRowsAhead.start(`${dir}/rows`, "c1", order, order);
+    for (const [name, act, held, asked] of cases) {
+      const rows = SampleRowsAhead.start(`${dir}/rows`, "c1", order, asked ?? order);
       act(rows);
       assertEquals(rows.finish(held), false, name);
       assertEquals(exists(`${dir}/rows`), false, `${name}: the file is removed`);

@@ -13,6 +13,9 @@ import { type RunStore, scoreRowJson } from "../store/run_store.ts";
 /** Samples whose outputs and scores {@linkcode eachSampleRowJson} reads at once. */
 const SAMPLE_ROWS_PAGE = 1024;
 
+/** Samples after the next row's that {@linkcode SampleRowsAhead} searches for one done ahead of its turn. */
+const SCAN_AHEAD = 1024;
+
 /** Characters of rows {@linkcode SampleRowsAhead} gathers before it writes them out. */
 const CHUNK_CHARS = 1 << 16;
 
@@ -110,12 +113,13 @@ export class SampleRowsAhead {
   readonly #condition: string;
   /** The store's samples, in its order. */
   readonly #order: readonly Sample[];
-  /** The inputs as asked of the samples the condition evaluates (the others get a `not run` row). */
-  readonly #asked: ReadonlyMap<string, string>;
+  /**
+   * The inputs as asked of the samples the condition evaluates and that are not done yet (the samples it does not
+   * evaluate get a `not run` row; a second report of one done spoils the file).
+   */
+  readonly #asked: Map<string, string>;
   /** Rows of samples done ahead of their turn, by id. */
   readonly #waiting = new Map<string, string>();
-  /** Samples done (a second report of one spoils the file). */
-  readonly #done = new Set<string>();
   readonly #encoder = new TextEncoder();
   /** Index in `#order` of the next row to write. */
   #next = 0;
@@ -160,32 +164,40 @@ export class SampleRowsAhead {
     if (this.#spoiled) return;
     const sample = this.#order[this.#next];
     const input = this.#asked.get(id);
-    if (input === undefined || this.#done.has(id) || !sample) {
+    const own = sample?.id === id ? sample : input === undefined ? undefined : this.#orderSample(id);
+    if (input === undefined || !own) {
       this.#spoiled = true;
       return;
     }
-    this.#done.add(id);
+    this.#asked.delete(id);
     const latest = new Map(scores.map((s) => [scoreKey(s), s]));
-    const own = [...latest.values()].sort(compareScores).map(scoreRowJson);
+    const scoreRows = [...latest.values()].sort(compareScores).map(scoreRowJson);
     // The store keeps the solver's detail as JSON text, and the rows show it as read back.
     const stored = output && {
       text: output.text,
       error: output.error,
       detail: output.detail ? JSON.parse(JSON.stringify(output.detail)) : null,
     };
-    if (sample.id !== id) {
-      this.#waiting.set(id, sampleRowJson(this.#orderSample(id), this.#condition, input, stored, own));
+    const row = sampleRowJson(own, this.#condition, input, stored, scoreRows);
+    if (own !== sample) {
+      this.#waiting.set(id, row);
       return;
     }
-    this.#append(sampleRowJson(sample, this.#condition, input, stored, own));
+    this.#append(row);
     this.#next++;
     this.#drain();
   }
 
-  /** The store's sample of `id`, found once a row comes in ahead of its turn (rare: looked up lazily). */
-  #orderSample(id: string): Sample {
+  /**
+   * The store's sample of `id`, done ahead of its turn: looked for among the next {@linkcode SCAN_AHEAD} samples
+   * (a run's window keeps it there), else in an index built the first time one is not (an index of 100,000
+   * samples would hold megabytes for the whole run).
+   */
+  #orderSample(id: string): Sample | undefined {
+    const end = Math.min(this.#order.length, this.#next + SCAN_AHEAD);
+    for (let i = this.#next; i < end; i++) if (this.#order[i].id === id) return this.#order[i];
     this.#byId ??= new Map(this.#order.map((s) => [s.id, s]));
-    return this.#byId.get(id)!;
+    return this.#byId.get(id);
   }
   #byId: Map<string, Sample> | undefined;
 
