@@ -12,6 +12,7 @@ import { compareUtf8, sortUtf8 } from "../lib/store/held_view.ts";
 import { type OutputOutcomeCounts, RunStore } from "../lib/store/run_store.ts";
 import { runEval } from "../lib/pipeline/run_eval.ts";
 import type { EvalConfig } from "../lib/pipeline/eval_config.ts";
+import { OFFLINE_RUNS } from "./offline_runs.ts";
 
 /** What the store's queries read of `condition`: statuses by sample and scores by sample, in their order. */
 function readBack(store: RunStore, condition: string) {
@@ -282,35 +283,7 @@ async function heldBesideReadBack(config: EvalConfig) {
   }
 }
 
-const RUNS: [string, Partial<EvalConfig>][] = [
-  ["climedbench, CoT and a perturbation beside the baseline", {
-    benchmark: "climedbench",
-    model: "offline:reference",
-    limit: 30,
-    ablations: ["cot", "perturb:nota"],
-  }],
-  ["llmeval-med, multi-turn, two judge runs", {
-    benchmark: "llmeval-med",
-    model: "offline:reference",
-    judge: "offline:overlap",
-    judgeRuns: 2,
-    limit: 24,
-  }],
-  ["medgpteval, rubric judges with named values", {
-    benchmark: "medgpteval",
-    model: "offline:reference",
-    judge: "offline:rubric",
-    limit: 8,
-  }],
-  ["permedcqa, MedJudge", {
-    benchmark: "permedcqa",
-    model: "offline:reference",
-    judge: "offline:medjudge",
-    limit: 10,
-  }],
-];
-
-for (const [name, settings] of RUNS) {
+for (const [name, settings] of OFFLINE_RUNS) {
   Deno.test(`a run aggregates what it holds, equal to the store's read-back: ${name}`, async () => {
     const out = await Deno.makeTempDir({ prefix: "medeval-held-run-" });
     try {

@@ -14,6 +14,9 @@ import { RunStore } from "../lib/store/run_store.ts";
 import { defaultFakeReply, startFakeServer } from "./fake_server.ts";
 import { storedScore } from "./temp_store.ts";
 import { ROOT } from "./run_cli.ts";
+import { walkFiles } from "./walk.ts";
+import { pathExists } from "../lib/core/fs.ts";
+import { OFFLINE_RUNS } from "./offline_runs.ts";
 
 /** A sample with an id and an input, nothing else. */
 function sample(id: string, input = `question ${id}`): Sample {
@@ -77,7 +80,7 @@ Deno.test("rows done in reverse, far ahead of their turn, come out in the store'
 });
 
 Deno.test("rows are given up, and their file removed, when incomplete, reported twice, or not held", async () => {
-  await inTempDir((dir) => {
+  await inTempDir(async (dir) => {
     const order = ["a", "b"].map((id) => sample(id));
     // Each case: what is done, whether the store held the condition, and the samples asked (default: the store's).
     const cases: [string, (rows: SampleRowsAhead) => void, boolean, Sample[]?][] = [
@@ -116,34 +119,17 @@ Deno.test("rows are given up, and their file removed, when incomplete, reported 
       const rows = SampleRowsAhead.start(`${dir}/rows`, "c1", order, asked ?? order);
       act(rows);
       assertEquals(rows.finish(held), false, name);
-      assertEquals(exists(`${dir}/rows`), false, `${name}: the file is removed`);
+      assertEquals(await pathExists(`${dir}/rows`), false, `${name}: the file is removed`);
     }
   });
 });
 
-/** Whether a file exists at `path`. */
-function exists(path: string): boolean {
-  try {
-    Deno.statSync(path);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 /** Every `samples.jsonl` under `out`, by path relative to it. */
-function samplesFiles(out: string): Map<string, string> {
+async function samplesFiles(out: string): Promise<Map<string, string>> {
   const files = new Map<string, string>();
-  const walk = (dir: string) => {
-    for (const entry of Deno.readDirSync(dir)) {
-      const path = `${dir}/${entry.name}`;
-      if (entry.isDirectory) walk(path);
-      else if (entry.name === "samples.jsonl") {
-        files.set(path.slice(out.length + 1), Deno.readTextFileSync(path));
-      }
-    }
-  };
-  walk(out);
+  for await (const path of walkFiles(out)) {
+    if (path.endsWith("/samples.jsonl")) files.set(path.slice(out.length + 1), await Deno.readTextFile(path));
+  }
   return files;
 }
 
@@ -165,38 +151,10 @@ async function runNotingRows(
   }
   const partials = [...Deno.readDirSync(config.out)].filter((e) => e.name.endsWith(".partial"));
   assertEquals(partials.map((e) => e.name), [], "no rows file is left beside the store");
-  return { finished, files: samplesFiles(config.out) };
+  return { finished, files: await samplesFiles(config.out) };
 }
 
-const RUNS: [string, Partial<EvalConfig>][] = [
-  ["climedbench, CoT and a perturbation beside the baseline", {
-    benchmark: "climedbench",
-    model: "offline:reference",
-    limit: 30,
-    ablations: ["cot", "perturb:nota"],
-  }],
-  ["llmeval-med, multi-turn, two judge runs", {
-    benchmark: "llmeval-med",
-    model: "offline:reference",
-    judge: "offline:overlap",
-    judgeRuns: 2,
-    limit: 24,
-  }],
-  ["medgpteval, rubric judges with named values", {
-    benchmark: "medgpteval",
-    model: "offline:reference",
-    judge: "offline:rubric",
-    limit: 8,
-  }],
-  ["permedcqa, MedJudge", {
-    benchmark: "permedcqa",
-    model: "offline:reference",
-    judge: "offline:medjudge",
-    limit: 10,
-  }],
-];
-
-for (const [name, settings] of RUNS) {
+for (const [name, settings] of OFFLINE_RUNS) {
   Deno.test(`rows written as a run goes equal the store's read-back: ${name}`, async () => {
     await inTempDir(async (out) => {
       const config = { out, progress: false, renderFigures: false, ...settings } as EvalConfig;
