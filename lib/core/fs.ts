@@ -18,6 +18,18 @@ export async function pathExists(path: string): Promise<boolean> {
   }
 }
 
+/**
+ * Removes the file at `path`, if it can: a cleanup (a file left by a run that failed, or one already moved or
+ * gone) that never throws over the error it cleans up after.
+ */
+export function removeQuietly(path: string): void {
+  try {
+    Deno.removeSync(path);
+  } catch {
+    // Gone already, or moved into place.
+  }
+}
+
 /** Returns `name` usable as one path segment: runs of characters other than letters, digits, `.`, `-` become `_`. */
 export function safeName(name: string): string {
   return name.replace(/[^\w.-]+/g, "_");

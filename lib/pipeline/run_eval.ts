@@ -16,6 +16,7 @@ import { attachBatchProviders } from "../providers/batch/batch.ts";
 import { Progress } from "../report/progress.ts";
 import { BACKGROUND_DELAY_MS, collectGarbage, evaluate, progressUnits, readRunView } from "./evaluate.ts";
 import { openRunStore, recordCodeVersion } from "./open_store.ts";
+import { removeQuietly } from "../core/fs.ts";
 import { type EvalPlan, planEval } from "./plan.ts";
 import { type EvalConfig } from "./eval_config.ts";
 import { Roles } from "./roles.ts";
@@ -354,12 +355,6 @@ export async function executeEval(plan: EvalPlan): Promise<EvalResult> {
     await recordCodeVersion(store).catch(() => {});
     store.close();
     // Rows a failed run wrote ahead (moved into place otherwise).
-    for (const file of rowsFiles.values()) {
-      try {
-        Deno.removeSync(file);
-      } catch {
-        // Moved into place.
-      }
-    }
+    for (const file of rowsFiles.values()) removeQuietly(file);
   }
 }

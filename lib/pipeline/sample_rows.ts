@@ -9,15 +9,14 @@ import type { Sample } from "../core/sample.ts";
 import type { StoredOutput, StoredScore } from "../core/records.ts";
 import { compareScores } from "../store/held_view.ts";
 import { type RunStore, scoreRowJson } from "../store/run_store.ts";
+import { JsonLinesFile } from "../store/jsonl_file.ts";
+import { removeQuietly } from "../core/fs.ts";
 
 /** Samples whose outputs and scores {@linkcode eachSampleRowJson} reads at once. */
 const SAMPLE_ROWS_PAGE = 1024;
 
 /** Samples after the next row's that {@linkcode SampleRowsAhead} searches for one done ahead of its turn. */
 const SCAN_AHEAD = 1024;
-
-/** Characters of rows {@linkcode SampleRowsAhead} gathers before it writes them out. */
-const CHUNK_CHARS = 1 << 16;
 
 /** What a row shows of a sample's stored output: its answer, its error and the solver's detail (as stored). */
 export type RowOutput = Pick<StoredOutput, "text" | "error" | "detail">;
@@ -109,7 +108,7 @@ function scoreKey(score: StoredScore): string {
 export class SampleRowsAhead {
   /** Where the rows go. */
   readonly path: string;
-  readonly #file: Deno.FsFile;
+  readonly #file: JsonLinesFile;
   readonly #condition: string;
   /** The store's samples, in its order. */
   readonly #order: readonly Sample[];
@@ -120,15 +119,13 @@ export class SampleRowsAhead {
   readonly #asked: Map<string, string>;
   /** Rows of samples done ahead of their turn, by id. */
   readonly #waiting = new Map<string, string>();
-  readonly #encoder = new TextEncoder();
   /** Index in `#order` of the next row to write. */
   #next = 0;
-  #chunk = "";
   #spoiled = false;
 
   private constructor(
     path: string,
-    file: Deno.FsFile,
+    file: JsonLinesFile,
     condition: string,
     order: readonly Sample[],
     asked: readonly Sample[],
@@ -151,8 +148,7 @@ export class SampleRowsAhead {
     order: readonly Sample[],
     asked: readonly Sample[],
   ): SampleRowsAhead {
-    const file = Deno.openSync(path, { write: true, create: true, truncate: true });
-    return new SampleRowsAhead(path, file, condition, order, asked);
+    return new SampleRowsAhead(path, JsonLinesFile.createSync(path), condition, order, asked);
   }
 
   /**
@@ -183,7 +179,7 @@ export class SampleRowsAhead {
       this.#waiting.set(id, row);
       return;
     }
-    this.#append(row);
+    this.#file.appendSync(row);
     this.#next++;
     this.#drain();
   }
@@ -208,24 +204,13 @@ export class SampleRowsAhead {
       const waiting = this.#waiting.get(sample.id);
       if (waiting !== undefined) {
         this.#waiting.delete(sample.id);
-        this.#append(waiting);
+        this.#file.appendSync(waiting);
       } else if (!this.#asked.has(sample.id)) {
-        this.#append(sampleRowJson(sample, this.#condition, sample.input, undefined, []));
+        this.#file.appendSync(sampleRowJson(sample, this.#condition, sample.input, undefined, []));
       } else {
         return;
       }
     }
-  }
-
-  #append(row: string): void {
-    this.#chunk += row + "\n";
-    if (this.#chunk.length >= CHUNK_CHARS) this.#flush();
-  }
-
-  #flush(): void {
-    const bytes = this.#encoder.encode(this.#chunk);
-    this.#chunk = "";
-    for (let at = 0; at < bytes.length;) at += this.#file.writeSync(bytes.subarray(at));
   }
 
   /**
@@ -234,11 +219,12 @@ export class SampleRowsAhead {
    */
   finish(held: boolean): boolean {
     if (!this.#spoiled) this.#drain();
-    const complete = held && !this.#spoiled && this.#next === this.#order.length && this.#waiting.size === 0;
+    // Every row is written once the next one would be past the last sample (none can still be waiting).
+    const complete = held && !this.#spoiled && this.#next === this.#order.length;
     try {
-      if (complete) this.#flush();
+      if (complete) this.#file.flushSync();
     } finally {
-      this.#close();
+      this.#file.close();
     }
     if (!complete) this.discard();
     return complete;
@@ -247,18 +233,7 @@ export class SampleRowsAhead {
   /** Removes the file (a failed run, or rows given up); what is done later is not written. */
   discard(): void {
     this.#spoiled = true;
-    this.#close();
-    try {
-      Deno.removeSync(this.path);
-    } catch {
-      // Gone already.
-    }
-  }
-
-  #close(): void {
-    if (this.#closed) return;
-    this.#closed = true;
     this.#file.close();
+    removeQuietly(this.path);
   }
-  #closed = false;
 }

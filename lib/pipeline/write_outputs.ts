@@ -15,7 +15,7 @@ import {
   lengthBuckets,
   type LengthMeasure,
 } from "../analysis/buckets.ts";
-import { safeName } from "../core/fs.ts";
+import { removeQuietly, safeName } from "../core/fs.ts";
 import type { Sample } from "../core/sample.ts";
 import type { Task } from "../core/task.ts";
 import { pairedTable } from "../report/ablation_report.ts";
@@ -84,7 +84,7 @@ async function writeSummary(dir: string, store: RunStore, result: ConditionResul
       return;
     } catch {
       // Another file system, say: the rows are read from the store instead.
-      await Deno.remove(result.rowsFile).catch(() => {});
+      removeQuietly(result.rowsFile);
     }
   }
   await writeJsonLines(

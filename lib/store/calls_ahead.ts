@@ -13,6 +13,7 @@
  */
 import { compareUtf8 } from "./held_view.ts";
 import { JsonLinesFile } from "./jsonl_file.ts";
+import { removeQuietly } from "../core/fs.ts";
 import type { RunStore } from "./run_store.ts";
 
 /** Path of the calls file while it is written, beside the store at `storePath` (its log may not exist yet). */
@@ -43,7 +44,6 @@ export class CallsAhead {
   #group: TimeGroup | undefined;
   /** Why the file cannot be the log's, once it cannot. */
   #broken: string | undefined;
-  #closed = false;
 
   private constructor(store: RunStore, path: string, file: JsonLinesFile) {
     this.#store = store;
@@ -100,24 +100,18 @@ export class CallsAhead {
       if (this.#written !== stored) this.#broken = `${this.#written} of ${stored} calls written`;
     }
     if (this.#broken === undefined) {
-      this.#close();
+      this.#file.close();
       return this.path;
     }
-    await this.discard();
+    this.discard();
     return undefined;
   }
 
   /** Gives the file up: closes and removes it (a run that ends without its export, or a failed step). */
-  async discard(): Promise<void> {
+  discard(): void {
     this.#broken ??= "given up";
-    this.#close();
-    await Deno.remove(this.path).catch(() => {});
-  }
-
-  #close(): void {
-    if (this.#closed) return;
-    this.#closed = true;
     this.#file.close();
+    removeQuietly(this.path);
   }
 
   /** Writes the calls of one time, by key (the log's order within a time). */

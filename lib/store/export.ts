@@ -4,6 +4,7 @@
  */
 import type { RunStore } from "./run_store.ts";
 import { JsonLinesFile } from "./jsonl_file.ts";
+import { removeQuietly } from "../core/fs.ts";
 import { type CallsAhead, partialCalls } from "./calls_ahead.ts";
 
 /** Returns `rows` as JSON Lines text (one JSON object per line, trailing newline). */
@@ -104,11 +105,7 @@ export function discardExport(store: RunStore): void {
 
 /** Removes the calls file a worker began for `store` (lib/store/calls_ahead.ts), if there is one. */
 function removePartial(store: RunStore): void {
-  try {
-    Deno.removeSync(partialCalls(store.path));
-  } catch {
-    // None was begun, or it is gone already.
-  }
+  removeQuietly(partialCalls(store.path));
 }
 
 /**

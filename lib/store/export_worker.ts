@@ -57,7 +57,7 @@ async function takeAhead(
   clearTimeout(current.timer);
   await current.step;
   if (current.request.path === request.path && current.request.dir === request.dir) return current;
-  await current.calls.discard();
+  current.calls.discard();
   current.store.close();
   return undefined;
 }

@@ -11,13 +11,16 @@ const CHUNK_BYTES = 3 * CHUNK_CHARS;
 
 /**
  * A JSON Lines file written a chunk of lines at a time, each chunk encoded into one reused buffer (a chunk too
- * long for it, from a long line, into a buffer of its own).
+ * long for it, from a long line, into a buffer of its own). Written asynchronously ({@linkcode append},
+ * {@linkcode flush}) or, by a writer that cannot wait (rows written as a run goes), synchronously
+ * ({@linkcode appendSync}, {@linkcode flushSync}).
  */
 export class JsonLinesFile {
   readonly #file: Deno.FsFile;
   readonly #encoder = new TextEncoder();
   readonly #buffer = new Uint8Array(CHUNK_BYTES);
   #chunk = "";
+  #closed = false;
 
   private constructor(file: Deno.FsFile) {
     this.#file = file;
@@ -25,26 +28,57 @@ export class JsonLinesFile {
 
   /** Creates (or empties) the file at `path`. */
   static async create(path: string): Promise<JsonLinesFile> {
-    return new JsonLinesFile(await Deno.open(path, { write: true, create: true, truncate: true }));
+    return new JsonLinesFile(await Deno.open(path, OPEN_OPTIONS));
+  }
+
+  /** Creates (or empties) the file at `path`, synchronously. */
+  static createSync(path: string): JsonLinesFile {
+    return new JsonLinesFile(Deno.openSync(path, OPEN_OPTIONS));
   }
 
   /** Adds `line` (one JSON text, without its newline); written out once a chunk is gathered. */
   async append(line: string): Promise<void> {
-    this.#chunk += line + "\n";
-    if (this.#chunk.length >= CHUNK_CHARS) await this.flush();
+    if (this.#add(line)) await this.flush();
+  }
+
+  /** Adds `line` as {@linkcode append} does, writing a gathered chunk synchronously. */
+  appendSync(line: string): void {
+    if (this.#add(line)) this.flushSync();
   }
 
   /** Writes out the lines gathered so far. */
   async flush(): Promise<void> {
+    const bytes = this.#take();
+    for (let at = 0; at < bytes.length;) at += await this.#file.write(bytes.subarray(at));
+  }
+
+  /** Writes out the lines gathered so far, synchronously. */
+  flushSync(): void {
+    const bytes = this.#take();
+    for (let at = 0; at < bytes.length;) at += this.#file.writeSync(bytes.subarray(at));
+  }
+
+  /** Closes the file, once (what is not flushed is lost: flush first). */
+  close(): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.#file.close();
+  }
+
+  /** Gathers `line`; returns whether a chunk is gathered. */
+  #add(line: string): boolean {
+    this.#chunk += line + "\n";
+    return this.#chunk.length >= CHUNK_CHARS;
+  }
+
+  /** The lines gathered so far, encoded (into the reused buffer when they fit), and gathering afresh. */
+  #take(): Uint8Array {
     const chunk = this.#chunk;
     this.#chunk = "";
     const bytes = 3 * chunk.length <= this.#buffer.length ? this.#buffer : new Uint8Array(3 * chunk.length);
-    const { written } = this.#encoder.encodeInto(chunk, bytes);
-    for (let at = 0; at < written;) at += await this.#file.write(bytes.subarray(at, written));
-  }
-
-  /** Closes the file (what is not flushed is lost: {@linkcode flush} first). */
-  close(): void {
-    this.#file.close();
+    return bytes.subarray(0, this.#encoder.encodeInto(chunk, bytes).written);
   }
 }
+
+/** How a {@linkcode JsonLinesFile} is opened: created, or emptied. */
+const OPEN_OPTIONS: Deno.OpenOptions = { write: true, create: true, truncate: true };
