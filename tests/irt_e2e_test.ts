@@ -11,6 +11,9 @@ import { readResponsesCsv } from "../lib/irt/responses.ts";
 import { DEBATE_TEMPLATE } from "../lib/solvers/mps.ts";
 import { type FakeChatBody, startFakeServer } from "./fake_server.ts";
 import { runCli } from "./run_cli.ts";
+import { codeVersion } from "../lib/core/version.ts";
+import { RunStore } from "../lib/store/run_store.ts";
+import { walkFiles } from "./walk.ts";
 
 const SAMPLE = new URL("../data/climedbench/sample.jsonl", import.meta.url).pathname;
 const CHOICE = (await loadClimedBench(SAMPLE)).filter((s) =>
@@ -120,6 +123,19 @@ Deno.test("live CAT: asks the model only the items it selects, in order, and --r
     ];
     const first = await runCli([...args, ...rest], { OPENAI_API_KEY: "sk-test" });
     assertEquals(first.code, 0, first.stderr);
+    // The session's store records the code version, as an eval's does.
+    let stores = 0;
+    for await (const path of walkFiles(`${dir}/cat`)) {
+      if (!path.endsWith("/run.sqlite")) continue;
+      stores++;
+      const store = new RunStore(path, { readOnly: true });
+      try {
+        assertEquals(store.manifest()?.code, await codeVersion(), path);
+      } finally {
+        store.close();
+      }
+    }
+    assertEquals(stores, 1, "the session's run store");
     const result = JSON.parse(await Deno.readTextFile(`${dir}/cat/cat.json`));
     const [person] = result.persons;
     assertEquals(person.items_used, 6);

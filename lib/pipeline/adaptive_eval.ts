@@ -58,9 +58,6 @@ export async function adaptiveEval(
   }
   const condition = baselineCondition(config.condition ?? "default");
   const store = await openRunStore(plan);
-  // An adaptive session asks one item at a time: its code version is recorded while the first is asked.
-  const code = recordCodeVersion(store);
-  code.catch(() => {});
   try {
     const roles = new Roles(plan.roles, store, plan.retry);
     for (const s of task.scorers) s.prepare?.(plan.samples);
@@ -97,7 +94,8 @@ export async function adaptiveEval(
       const right = options.threshold === undefined ? value === 1 : value >= options.threshold;
       session.record(item, right ? 1 : 0);
     }
-    await code;
+    // A session asks one item at a time: git is asked for the manifest's code version once they are done.
+    await recordCodeVersion(store);
     const stats = Object.values(roles.stats());
     return {
       person: catPerson(config.model, session),

@@ -180,7 +180,7 @@ export async function evaluate(options: EvaluateOptions): Promise<EvaluateResult
   const settled = new Set<string>();
   const answered = new Map<string, OutputScores>();
   // A condition new to the store is held in memory as it is written, for its aggregation, and its rows of
-  // samples.jsonl are written as its samples are done.
+  // samples.jsonl are written as its samples are done (such a condition has nothing stored to settle or replay).
   const rows = store.holdView(condition) && options.rowsAhead
     ? SampleRowsAhead.start(options.rowsAhead, condition, [...store.eachSample()], options.samples)
     : undefined;
@@ -203,7 +203,6 @@ export async function evaluate(options: EvaluateOptions): Promise<EvaluateResult
       const sample = turns[i];
       if (settled.has(sample.id)) {
         progress?.tick(turns.slice(i).reduce((sum, s) => sum + sampleUnits(s, options.scorers, unitCtx), 0));
-        rows?.discard();
         break;
       }
       const ctx = roles.context(sample, judgeRuns, options.auxiliary, condition);
@@ -213,7 +212,6 @@ export async function evaluate(options: EvaluateOptions): Promise<EvaluateResult
           // Replayed from the store: the stored answer and its scores are this answer's.
           progress?.tick(sampleUnits(sample, options.scorers, unitCtx));
           history.push(...solved.turn);
-          rows?.discard();
           continue;
         }
         store.putOutput({
