@@ -15,7 +15,7 @@ import {
   writeJsonLines,
 } from "../lib/store/export.ts";
 import type { RunStore } from "../lib/store/run_store.ts";
-import { withTempStore } from "./temp_store.ts";
+import { withTempDir, withTempStore } from "./temp_store.ts";
 import { waitUntil } from "./wait_until.ts";
 
 /** A call of key `key` stored at second `second` (a fraction of it, so that several share a time). */
@@ -48,18 +48,9 @@ function storeCalls(store: RunStore, from: number, to: number): void {
   store.flush();
 }
 
-async function withDir<T>(fn: (dir: string) => Promise<T>): Promise<T> {
-  const dir = await Deno.makeTempDir({ prefix: "medeval-calls-ahead-" });
-  try {
-    return await fn(dir);
-  } finally {
-    await Deno.remove(dir, { recursive: true });
-  }
-}
-
 Deno.test("calls written as they are stored, steps between, make the sorted query's file (times shared, pages crossed, a resume's calls first)", async () => {
   await withTempStore((store) =>
-    withDir(async (dir) => {
+    withTempDir("calls-ahead", async (dir) => {
       // A resumed run: calls of an earlier session are stored already.
       storeCalls(store, 0, 100);
       const calls = await CallsAhead.start(store);
@@ -77,7 +68,7 @@ Deno.test("calls written as they are stored, steps between, make the sorted quer
 
 Deno.test("a call stored out of time order drops the file: the export writes the calls from the sorted query", async () => {
   await withTempStore((store) =>
-    withDir(async (dir) => {
+    withTempDir("calls-ahead", async (dir) => {
       const calls = await CallsAhead.start(store);
       storeCalls(store, 0, 30);
       await calls.step();
@@ -100,7 +91,7 @@ Deno.test("a call stored out of time order drops the file: the export writes the
 
 Deno.test("the export worker writes the calls file while calls are stored, and the export finishes it", async () => {
   await withTempStore((store) =>
-    withDir(async (dir) => {
+    withTempDir("calls-ahead", async (dir) => {
       prepareExport(store, { dir: `${dir}/log` });
       const partial = partialCalls(store.path);
       const size = () => {
@@ -140,7 +131,7 @@ Deno.test("the export worker writes the calls file while calls are stored, and t
 
 Deno.test("a run that ends without its export leaves no calls file behind", async () => {
   await withTempStore((store) =>
-    withDir(async (dir) => {
+    withTempDir("calls-ahead", async (dir) => {
       prepareExport(store, { dir: `${dir}/log` });
       storeCalls(store, 0, 50);
       const partial = partialCalls(store.path);
@@ -164,7 +155,7 @@ Deno.test("a run that ends without its export leaves no calls file behind", asyn
 
 Deno.test("a call the steps never read (the count differs at the end) drops the file for the sorted query", async () => {
   await withTempStore((store) =>
-    withDir(async (dir) => {
+    withTempDir("calls-ahead", async (dir) => {
       // Calls at storage numbers 10-12 are read; one slipped in at number 5 (later in time) never is.
       const raw = new DatabaseSync(store.path);
       const insert = (rowid: number, c: StoredCall) =>
@@ -198,7 +189,7 @@ Deno.test("a call the steps never read (the count differs at the end) drops the 
 
 Deno.test("a calls file left beside the store by a run killed outright is removed by the next export", async () => {
   await withTempStore((store) =>
-    withDir(async (dir) => {
+    withTempDir("calls-ahead", async (dir) => {
       storeCalls(store, 0, 10);
       await Deno.writeTextFile(partialCalls(store.path), "a killed run's calls\n");
       const files = await exportStore(store, `${dir}/log`);
@@ -210,7 +201,7 @@ Deno.test("a calls file left beside the store by a run killed outright is remove
 
 Deno.test("a finished calls file the log cannot take by a rename is written from the sorted query instead", async () => {
   await withTempStore((store) =>
-    withDir(async (dir) => {
+    withTempDir("calls-ahead", async (dir) => {
       storeCalls(store, 0, 40);
       const calls = await CallsAhead.start(store);
       await calls.step();

@@ -9,6 +9,7 @@ import { runEval } from "../lib/pipeline/run_eval.ts";
 import type { EvalConfig } from "../lib/pipeline/eval_config.ts";
 import { codeVersion } from "../lib/core/version.ts";
 import { RunStore } from "../lib/store/run_store.ts";
+import { withTempDir } from "./temp_store.ts";
 
 /** A small offline CliMedBench run writing into `out`. */
 function config(out: string): EvalConfig {
@@ -23,8 +24,7 @@ function config(out: string): EvalConfig {
 }
 
 Deno.test("a new store's code version is written when asked, once; a resumed store's is left alone", async () => {
-  const out = await Deno.makeTempDir({ prefix: "medeval-code-version-" });
-  try {
+  await withTempDir("code-version", async (out) => {
     const store = await openRunStore(await planEval(config(out)));
     try {
       assertEquals(
@@ -51,14 +51,11 @@ Deno.test("a new store's code version is written when asked, once; a resumed sto
     } finally {
       resumed.close();
     }
-  } finally {
-    await Deno.remove(out, { recursive: true });
-  }
+  });
 });
 
 Deno.test("a run's store records the code version, even a run shorter than the delay before it is asked", async () => {
-  const out = await Deno.makeTempDir({ prefix: "medeval-code-version-" });
-  try {
+  await withTempDir("code-version", async (out) => {
     await runEval(config(out));
     const store = new RunStore(`${out}/run.sqlite`, { readOnly: true });
     try {
@@ -68,7 +65,5 @@ Deno.test("a run's store records the code version, even a run shorter than the d
     } finally {
       store.close();
     }
-  } finally {
-    await Deno.remove(out, { recursive: true });
-  }
+  });
 });

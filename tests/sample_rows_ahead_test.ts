@@ -12,7 +12,7 @@ import { eachSampleRowJson, sampleRowJson, SampleRowsAhead } from "../lib/pipeli
 import { scoreRowJson } from "../lib/store/run_store.ts";
 import { RunStore } from "../lib/store/run_store.ts";
 import { defaultFakeReply, startFakeServer } from "./fake_server.ts";
-import { storedScore } from "./temp_store.ts";
+import { storedScore, withTempDir } from "./temp_store.ts";
 import { ROOT } from "./run_cli.ts";
 import { walkFiles } from "./walk.ts";
 import { pathExists } from "../lib/core/fs.ts";
@@ -23,18 +23,8 @@ function sample(id: string, input = `question ${id}`): Sample {
   return { id, benchmark: "t", input, reference: null, conversation: null, fields: { f: id }, extra: {} };
 }
 
-/** Runs `fn` with a fresh temporary directory, removed afterwards. */
-async function inTempDir<T>(fn: (dir: string) => Promise<T> | T): Promise<T> {
-  const dir = await Deno.makeTempDir({ prefix: "medeval-rows-ahead-" });
-  try {
-    return await fn(dir);
-  } finally {
-    await Deno.remove(dir, { recursive: true });
-  }
-}
-
 Deno.test("rows done out of order are written in the store's order; samples not asked get a not-run row", async () => {
-  await inTempDir((dir) => {
+  await withTempDir("rows-ahead", (dir) => {
     const order = ["a", "b", "c", "d", "e"].map((id) => sample(id));
     // The condition asks a, b, d and e (c is not among its samples), with d asked otherwise than stored.
     const asked = [order[0], order[1], sample("d", "perturbed d"), order[4]];
@@ -66,7 +56,7 @@ Deno.test("rows done out of order are written in the store's order; samples not 
 });
 
 Deno.test("rows done in reverse, far ahead of their turn, come out in the store's order", async () => {
-  await inTempDir((dir) => {
+  await withTempDir("rows-ahead", (dir) => {
     // More samples than the writer scans ahead of the next row: the later ones are found by an index.
     const order = Array.from({ length: 1500 }, (_, i) => sample(`s${i}`));
     const rows = SampleRowsAhead.start(`${dir}/rows`, "c1", order, order);
@@ -80,7 +70,7 @@ Deno.test("rows done in reverse, far ahead of their turn, come out in the store'
 });
 
 Deno.test("rows are given up, and their file removed, when incomplete, reported twice, or not held", async () => {
-  await inTempDir(async (dir) => {
+  await withTempDir("rows-ahead", async (dir) => {
     const order = ["a", "b"].map((id) => sample(id));
     // Each case: what is done, whether the store held the condition, and the samples asked (default: the store's).
     const cases: [string, (rows: SampleRowsAhead) => void, boolean, Sample[]?][] = [
@@ -156,7 +146,7 @@ async function runNotingRows(
 
 for (const [name, settings] of OFFLINE_RUNS) {
   Deno.test(`rows written as a run goes equal the store's read-back: ${name}`, async () => {
-    await inTempDir(async (out) => {
+    await withTempDir("rows-ahead", async (out) => {
       const config = { out, progress: false, renderFigures: false, ...settings } as EvalConfig;
       const first = await runNotingRows(config);
       const conditions = 1 + (settings.ablations?.length ?? 0);
@@ -216,7 +206,7 @@ Deno.test("rows written as a run goes equal the read-back with failed answers, f
       }, "not run"],
     ];
     for (const [name, settings, shown] of cases) {
-      await inTempDir(async (out) => {
+      await withTempDir("rows-ahead", async (out) => {
         const config = {
           out,
           model: "fake-model",
@@ -254,7 +244,7 @@ Deno.test("a run with an answer SQLite would store otherwise (a NUL) reads its r
       `${defaultFakeReply(body)}${(body.messages.at(-1)?.content.length ?? 0) % 5 === 0 ? "\u0000" : ""}`,
   });
   try {
-    await inTempDir(async (out) => {
+    await withTempDir("rows-ahead", async (out) => {
       const run = await runNotingRows({
         benchmark: "climedbench",
         data: `${ROOT}data/climedbench/sample.jsonl`,

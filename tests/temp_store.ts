@@ -1,20 +1,31 @@
 /**
- * Test helpers: a run store in a fresh temporary directory (closed and removed after use), and a stored score.
+ * Test helpers: a fresh temporary directory, a run store in one (closed and removed after use), and a stored
+ * score.
  * @module
  */
 import type { StoredScore } from "../lib/core/records.ts";
 import { RunStore } from "../lib/store/run_store.ts";
 
-/** Runs `fn` with a new run store in a temporary directory; closes the store and removes the directory after. */
-export async function withTempStore<T>(fn: (store: RunStore) => T | Promise<T>): Promise<T> {
-  const dir = await Deno.makeTempDir({ prefix: "medeval-store-" });
-  const store = new RunStore(`${dir}/run.sqlite`);
+/** Runs `fn` with a new temporary directory (named `medeval-<prefix>-…`), removed after. */
+export async function withTempDir<T>(prefix: string, fn: (dir: string) => T | Promise<T>): Promise<T> {
+  const dir = await Deno.makeTempDir({ prefix: `medeval-${prefix}-` });
   try {
-    return await fn(store);
+    return await fn(dir);
   } finally {
-    store.close();
     await Deno.remove(dir, { recursive: true });
   }
+}
+
+/** Runs `fn` with a new run store in a temporary directory; closes the store and removes the directory after. */
+export function withTempStore<T>(fn: (store: RunStore) => T | Promise<T>): Promise<T> {
+  return withTempDir("store", async (dir) => {
+    const store = new RunStore(`${dir}/run.sqlite`);
+    try {
+      return await fn(store);
+    } finally {
+      store.close();
+    }
+  });
 }
 
 /**
