@@ -38,12 +38,25 @@ export const HEAP_FLOOR_BYTES = 64 * 2 ** 20;
 /** The limits a checkpoint collects at: {@linkcode HEAP_SLACK_BYTES} and {@linkcode HEAP_FLOOR_BYTES}. */
 const HEAP_LIMITS = { slack: HEAP_SLACK_BYTES, floor: HEAP_FLOOR_BYTES };
 /**
- * How long after a run starts its background preparations begin (loading V8's full collection, and in
- * `executeEval` spawning the log export's worker): by then its first requests are on the wire. Each holds this
- * thread for a few to ~20 ms; begun at once, they would hold back those requests, which are sent only when this
- * thread yields.
+ * How long after a run's first requests are made its background preparations begin (loading V8's full
+ * collection, and in `executeEval` spawning the log export's worker and asking git for the code version): by
+ * then those requests are on the wire. Each preparation holds this thread for a few to ~20 ms; begun earlier,
+ * they would hold back the requests, which are sent only when this thread yields.
  */
 export const BACKGROUND_DELAY_MS = 50;
+
+/**
+ * Runs `task` {@linkcode BACKGROUND_DELAY_MS} after the current task of the event loop (and its microtasks) has
+ * ended, rather than after it began: a task that starts a run's conversations makes their first requests in its
+ * microtasks, however long their preparation takes (tens of milliseconds at 33,735 samples), and they go on the
+ * wire only once it has ended. Returns what cancels it.
+ */
+export function afterCurrentTask(task: () => void): () => void {
+  let timer = setTimeout(() => {
+    timer = setTimeout(task, BACKGROUND_DELAY_MS);
+  }, 0);
+  return () => clearTimeout(timer);
+}
 
 /** V8's full collection, once {@linkcode loadCollector} has exposed it. */
 let fullCollection: (() => void) | undefined;
@@ -52,8 +65,8 @@ let collectorLoaded: Promise<void> | undefined;
 
 /**
  * Exposes V8's full collection at run time (`--expose-gc` set, `gc` taken from a new context). Loaded in the
- * background, {@linkcode BACKGROUND_DELAY_MS} after a run starts (node:vm takes a while), so that it never delays
- * a run's first requests; until then, or where it cannot be exposed, checkpoints collect nothing.
+ * background, {@linkcode BACKGROUND_DELAY_MS} after a run's first requests are made (node:vm takes a while), so
+ * that it never delays them; until then, or where it cannot be exposed, checkpoints collect nothing.
  */
 export function loadCollector(): Promise<void> {
   collectorLoaded ??= Promise.all([import("node:v8"), import("node:vm")]).then(([v8, vm]) => {
@@ -109,6 +122,11 @@ export interface EvaluateOptions {
    * condition new to the store): see lib/pipeline/sample_rows.ts. Without it, the rows are read afterwards.
    */
   rowsAhead?: string;
+  /**
+   * Background work of the run, begun with loading the full collection {@linkcode BACKGROUND_DELAY_MS} after
+   * the first requests are made ({@linkcode afterCurrentTask}); not at all when the evaluation ends first.
+   */
+  background?: () => void;
 }
 
 /** Counts of what {@linkcode evaluate} could not finish; a later `--resume` retries exactly these. */
@@ -295,14 +313,18 @@ export async function evaluate(options: EvaluateOptions): Promise<EvaluateResult
     await scoring;
   };
   const workers = Math.max(1, Math.min(options.window ?? conversations.length, conversations.length));
-  const collector = setTimeout(loadCollector, BACKGROUND_DELAY_MS);
+  const running = Promise.all(Array.from({ length: workers }, worker));
+  const cancelBackground = afterCurrentTask(() => {
+    loadCollector();
+    options.background?.();
+  });
   try {
-    await Promise.all(Array.from({ length: workers }, worker));
+    await running;
   } catch (err) {
     rows?.discard();
     throw err;
   } finally {
-    clearTimeout(collector);
+    cancelBackground();
   }
   for (const turns of conversations.slice(next)) {
     result.notStarted += turns.length;

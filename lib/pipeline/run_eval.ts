@@ -14,7 +14,7 @@ import { juryReport } from "../judges/jury.ts";
 import type { CallerStats } from "../providers/caller.ts";
 import { attachBatchProviders } from "../providers/batch/batch.ts";
 import { Progress } from "../report/progress.ts";
-import { BACKGROUND_DELAY_MS, collectGarbage, evaluate, progressUnits, readRunView } from "./evaluate.ts";
+import { collectGarbage, evaluate, progressUnits, readRunView } from "./evaluate.ts";
 import { openRunStore, recordCodeVersion } from "./open_store.ts";
 import { removeQuietly } from "../core/fs.ts";
 import { type EvalPlan, planEval } from "./plan.ts";
@@ -237,7 +237,6 @@ function withCompleteness(summary: Summary, complete: boolean): Summary {
 export async function executeEval(plan: EvalPlan): Promise<EvalResult> {
   const { config, task, samples, judgeRuns } = plan;
   const store = await openRunStore(plan);
-  let exportReady: ReturnType<typeof setTimeout> | undefined;
   // Each condition's samples.jsonl, where it was written as the condition was evaluated (until it is moved).
   const rowsFiles = new Map<string, string>();
   try {
@@ -254,13 +253,16 @@ export async function executeEval(plan: EvalPlan): Promise<EvalResult> {
     for (const scorer of task.scorers) scorer.prepare?.(plan.allSamples);
     const auxiliary = new Map([...plan.auxiliary].map(([name, a]) => [name, a.samples]));
     // The log export's worker loads its modules while the calls are under way (spawned once the first
-    // requests are out, BACKGROUND_DELAY_MS after the start) and writes the calls file as they are stored, so
-    // that the export starts at once when the last answer is in, with the outputs, scores and events to write.
-    // git is asked for the manifest's code version then too (spawning it holds this thread ~5-10 ms).
-    exportReady = setTimeout(() => {
+    // requests are out: evaluate's background work) and writes the calls file as they are stored, so that the
+    // export starts at once when the last answer is in, with the outputs, scores and events to write. git is
+    // asked for the manifest's code version then too (spawning it holds this thread ~5-10 ms).
+    let prepared = false;
+    const background = () => {
+      if (prepared) return;
+      prepared = true;
       prepareExport(store, { dir: `${config.out}/log` });
       recordCodeVersion(store).catch(() => {});
-    }, BACKGROUND_DELAY_MS);
+    };
     let failures = 0;
     let stopped: string | undefined;
     const stops = new Map<string, string>();
@@ -287,6 +289,7 @@ export async function executeEval(plan: EvalPlan): Promise<EvalResult> {
         window: evaluationWindow(roles),
         // Beside the store, like the log's calls file, until the summary's directory takes it.
         rowsAhead: `${store.path}-samples-${index}.jsonl.partial`,
+        background,
       });
       if (outcome.rowsFile) rowsFiles.set(condition.name, outcome.rowsFile);
       failures += outcome.answerErrors + outcome.scoreFailures;
@@ -303,7 +306,6 @@ export async function executeEval(plan: EvalPlan): Promise<EvalResult> {
     // Nothing more is written to the store: its log files are exported in a worker while the conditions are
     // aggregated and the summaries, tables and figures are written.
     // A run shorter than the delay spawns no worker it would not use.
-    clearTimeout(exportReady);
     await recordCodeVersion(store);
     startExport(store, `${config.out}/log`);
     const results = plan.conditions.map((entry) => {
@@ -349,7 +351,6 @@ export async function executeEval(plan: EvalPlan): Promise<EvalResult> {
       samples,
     };
   } finally {
-    clearTimeout(exportReady);
     discardExport(store);
     // Nothing is left writing to the store once it is closed.
     await recordCodeVersion(store).catch(() => {});
