@@ -488,3 +488,83 @@ Deno.test("outputs and scores of several conditions are read and exported by sam
     }
   });
 });
+
+Deno.test("scores paged by their key and put in read order per sample come out as SQL orders them (UTF-8 bytes, no judge first)", async () => {
+  await withTempStore((store) => {
+    // Scorer, judge and condition names that order differently in UTF-16 and in UTF-8 (U+E000 against a
+    // character beyond U+FFFF); four rows per sample in two conditions and two scorers (the key puts the
+    // condition first, the read order last); more samples than a page, stored in no read order.
+    const names = ["\u{1F600}x", "\uE000", "b", "a\u{10000}", "a\uFFFD"];
+    for (let i = 0; i < 600; i++) {
+      for (const condition of [names[(i + 2) % 5], names[(i + 3) % 5]]) {
+        for (const scorer of [names[i % 5], names[(i + 1) % 5]]) {
+          store.putScore(storedScore({
+            sampleId: `s${(i * 7919) % 600}`,
+            condition,
+            scorer,
+            judge: i % 3 ? names[(i + 4) % 5] : null,
+            run: 1 + (i % 2),
+          }));
+        }
+      }
+    }
+    const paged = [...store.eachScore()];
+    assertEquals(paged.length, 2400);
+    assertEquals(paged, store.scores());
+  });
+});
+
+/** Every code point outside the surrogates and NUL, in texts of 4,096 code points. */
+function everyCodePoint(): string[] {
+  const texts = [""];
+  for (let c = 1; c <= 0x10ffff; c++) {
+    if (c >= 0xd800 && c <= 0xdfff) continue;
+    if (texts[texts.length - 1].length >= 4096) texts.push("");
+    texts[texts.length - 1] += String.fromCodePoint(c);
+  }
+  return texts;
+}
+
+Deno.test("the log's outputs, built by SQLite, are the bytes JSON.stringify gives for every code point", async () => {
+  await withTempStore(async (store) => {
+    everyCodePoint().forEach((text, i) =>
+      store.putOutput({
+        sampleId: `s${i}-${text.slice(0, 3)}`,
+        condition: i % 2 ? "cot" : 'base\n"quoted"',
+        callKey: i % 3 ? `k${i}` : null,
+        text: i % 5 ? text : null,
+        error: i % 5 ? null : text,
+        detail: i % 4 ? { note: text.slice(0, 40), n: i / 7 } : null,
+      })
+    );
+    const dir = await Deno.makeTempDir({ prefix: "medeval-export-" });
+    try {
+      await exportStore(store, dir);
+      const outputs = [...store.eachOutput()];
+      assert(outputs.length > 250);
+      assertEquals((await readLog(dir)).outputs, jsonl(outputs));
+    } finally {
+      await Deno.remove(dir, { recursive: true });
+    }
+  });
+});
+
+Deno.test("an answer with a NUL character goes to the log whole (node:sqlite reads it cut at the NUL)", async () => {
+  await withTempStore(async (store) => {
+    store.putOutput({
+      sampleId: "a",
+      condition: "c",
+      callKey: null,
+      text: "before\u0000after",
+      error: null,
+      detail: null,
+    });
+    const dir = await Deno.makeTempDir({ prefix: "medeval-export-" });
+    try {
+      await exportStore(store, dir);
+      assertEquals(JSON.parse((await readLog(dir)).outputs).text, "before\u0000after");
+    } finally {
+      await Deno.remove(dir, { recursive: true });
+    }
+  });
+});

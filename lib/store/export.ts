@@ -23,6 +23,31 @@ export async function writeJsonLines(path: string, lines: Iterable<string>): Pro
   }
 }
 
+/** Bytes of lines gathered before {@linkcode writeLineBytes} writes them out. */
+const LINE_BYTES_CHUNK = 1 << 20;
+
+/** Writes `lines` (each the UTF-8 bytes of one line, its newline included) to `path`, a chunk at a time. */
+export async function writeLineBytes(path: string, lines: Iterable<Uint8Array>): Promise<void> {
+  using file = await Deno.open(path, { write: true, create: true, truncate: true });
+  const write = async (bytes: Uint8Array) => {
+    for (let at = 0; at < bytes.length;) at += await file.write(bytes.subarray(at));
+  };
+  const chunk = new Uint8Array(LINE_BYTES_CHUNK);
+  let used = 0;
+  for (const line of lines) {
+    if (used + line.length > chunk.length) {
+      await write(chunk.subarray(0, used));
+      used = 0;
+    }
+    if (line.length > chunk.length) await write(line);
+    else {
+      chunk.set(line, used);
+      used += line.length;
+    }
+  }
+  await write(chunk.subarray(0, used));
+}
+
 /**
  * What the export worker is asked: `ahead`, to write the calls file of the store's log as its run goes; `export`
  * (the default), to write the log files, finishing the calls file it began for the same store and directory.
@@ -165,8 +190,10 @@ export async function exportStore(store: RunStore, dir: string, calls?: CallsAhe
     removePartial(store);
   }
   written.push(callsPath);
+  const outputs = `${dir}/outputs.jsonl`;
+  await writeLineBytes(outputs, store.eachOutputLine());
+  written.push(outputs);
   const files: [string, Iterable<string>][] = [
-    ["outputs.jsonl", store.eachOutputJson()],
     ["scores.jsonl", store.eachScoreJson()],
     ["events.jsonl", store.eachEventJson()],
   ];
