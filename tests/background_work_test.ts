@@ -53,10 +53,12 @@ async function backgroundStart(
 
 Deno.test("background work begins BACKGROUND_DELAY_MS after the first requests are made, however long they took to prepare", async () => {
   // Eight conversations start in one task; each request takes 15 ms to prepare (120 ms in all, more than the
-  // delay), then its answer comes 200 ms later. Timed from the start, the background work would run the moment
-  // that task ended, before the requests it made had left.
+  // delay), in a microtask of that task (as after a call's store lookup), then its answer comes 200 ms later.
+  // With the delay armed before the conversations started (as it was), the background work ran ~9 ms after the
+  // last of those requests was made, before they had left.
   let lastRequest = 0;
   const began = await backgroundStart(8, 8, async ({ sample }) => {
+    await Promise.resolve();
     busy(15);
     lastRequest = performance.now();
     await new Promise((resolve) => setTimeout(resolve, 200));

@@ -492,8 +492,9 @@ Deno.test("outputs and scores of several conditions are read and exported by sam
 Deno.test("scores paged by their key and put in read order per sample come out as SQL orders them (UTF-8 bytes, no judge first)", async () => {
   await withTempStore((store) => {
     // Scorer, judge and condition names that order differently in UTF-16 and in UTF-8 (U+E000 against a
-    // character beyond U+FFFF); four rows per sample in two conditions and two scorers (the key puts the
-    // condition first, the read order last); more samples than a page, stored in no read order.
+    // character beyond U+FFFF); five rows per sample in two conditions, two scorers and two runs (the key puts
+    // the condition first, the read order last), so that pages of 2,048 rows end inside a sample; more samples
+    // than a page, stored in no read order.
     const names = ["\u{1F600}x", "\uE000", "b", "a\u{10000}", "a\uFFFD"];
     for (let i = 0; i < 600; i++) {
       for (const condition of [names[(i + 2) % 5], names[(i + 3) % 5]]) {
@@ -507,9 +508,17 @@ Deno.test("scores paged by their key and put in read order per sample come out a
           }));
         }
       }
+      // A fifth row: the first scorer's second run in the second condition.
+      store.putScore(storedScore({
+        sampleId: `s${(i * 7919) % 600}`,
+        condition: names[(i + 3) % 5],
+        scorer: names[i % 5],
+        judge: i % 3 ? names[(i + 4) % 5] : null,
+        run: 3 + (i % 2),
+      }));
     }
     const paged = [...store.eachScore()];
-    assertEquals(paged.length, 2400);
+    assertEquals(paged.length, 3000);
     assertEquals(paged, store.scores());
   });
 });

@@ -83,7 +83,9 @@ const ROW_ORDER = {
 /**
  * The columns of an output's line in the log, `line` (UTF-8 bytes, newline included): `JSON.stringify` of the
  * output's record, as `rowToOutput` reads it from the same row. SQLite's `json_quote` escapes a text as
- * `JSON.stringify` does (tests/export_stream_test.ts checks every code point); stored JSON is spliced as is.
+ * `JSON.stringify` does (tests/export_stream_test.ts checks every code point), for the valid UTF-8 the store
+ * writes (bytes put there by another program pass as they are, where node:sqlite would read U+FFFD); stored
+ * JSON is spliced as is.
  */
 const OUTPUT_LINE = `sample_id, condition, CAST('{"sampleId":' || json_quote(sample_id) || ',"condition":' ||
   json_quote(condition) || ',"callKey":' || json_quote(call_key) || ',"text":' || json_quote(text) ||
@@ -703,7 +705,7 @@ export class RunStore {
       yield* this.#sqlite.pages({ table, keys: ROW_ORDER.outputs });
       return;
     }
-    // One sample's rows (most samples have one, yielded as it is read).
+    // One sample's rows, yielded once the next sample's first row (or the table's end) is read.
     const sample: Record<string, unknown>[] = [];
     for (const row of this.#sqlite.pages({ table, keys: SCORE_KEY })) {
       if (sample.length > 0 && sample[0].sample_id !== row.sample_id) {
