@@ -255,11 +255,9 @@ export async function executeEval(plan: EvalPlan): Promise<EvalResult> {
     // The log export's worker loads its modules while the calls are under way (spawned once the first
     // requests are out: evaluate's background work) and writes the calls file as they are stored, so that the
     // export starts at once when the last answer is in, with the outputs, scores and events to write. git is
-    // asked for the manifest's code version then too (spawning it holds this thread ~5-10 ms).
-    let prepared = false;
+    // asked for the manifest's code version then too (spawning it holds this thread ~5-10 ms). Both do their
+    // work once however often a condition asks.
     const background = () => {
-      if (prepared) return;
-      prepared = true;
       prepareExport(store, { dir: `${config.out}/log` });
       recordCodeVersion(store).catch(() => {});
     };
