@@ -3,7 +3,7 @@
  * @module
  */
 import type { RunStore } from "./run_store.ts";
-import { JsonLinesFile } from "./jsonl_file.ts";
+import { JsonLinesFile, writeLineBytes } from "./jsonl_file.ts";
 import { removeQuietly } from "../core/fs.ts";
 import { type CallsAhead, partialCalls } from "./calls_ahead.ts";
 
@@ -21,31 +21,6 @@ export async function writeJsonLines(path: string, lines: Iterable<string>): Pro
   } finally {
     file.close();
   }
-}
-
-/** Bytes of lines gathered before {@linkcode writeLineBytes} writes them out. */
-const LINE_BYTES_CHUNK = 1 << 20;
-
-/** Writes `lines` (each the UTF-8 bytes of one line, its newline included) to `path`, a chunk at a time. */
-export async function writeLineBytes(path: string, lines: Iterable<Uint8Array>): Promise<void> {
-  using file = await Deno.open(path, { write: true, create: true, truncate: true });
-  const write = async (bytes: Uint8Array) => {
-    for (let at = 0; at < bytes.length;) at += await file.write(bytes.subarray(at));
-  };
-  const chunk = new Uint8Array(LINE_BYTES_CHUNK);
-  let used = 0;
-  for (const line of lines) {
-    if (used + line.length > chunk.length) {
-      await write(chunk.subarray(0, used));
-      used = 0;
-    }
-    if (line.length > chunk.length) await write(line);
-    else {
-      chunk.set(line, used);
-      used += line.length;
-    }
-  }
-  await write(chunk.subarray(0, used));
 }
 
 /**

@@ -1,6 +1,6 @@
 /**
  * Writing JSON Lines files a chunk at a time: the log export's files, `samples.jsonl`, and the calls file a run
- * writes as it goes.
+ * writes as it goes; lines given as text or already encoded.
  * @module
  */
 
@@ -48,8 +48,7 @@ export class JsonLinesFile {
 
   /** Writes out the lines gathered so far. */
   async flush(): Promise<void> {
-    const bytes = this.#take();
-    for (let at = 0; at < bytes.length;) at += await this.#file.write(bytes.subarray(at));
+    await writeAll(this.#file, this.#take());
   }
 
   /** Writes out the lines gathered so far, synchronously. */
@@ -82,3 +81,30 @@ export class JsonLinesFile {
 
 /** How a {@linkcode JsonLinesFile} is opened: created, or emptied. */
 const OPEN_OPTIONS: Deno.OpenOptions = { write: true, create: true, truncate: true };
+
+/** Writes all of `bytes` to `file`. */
+async function writeAll(file: Deno.FsFile, bytes: Uint8Array): Promise<void> {
+  for (let at = 0; at < bytes.length;) at += await file.write(bytes.subarray(at));
+}
+
+/**
+ * Writes lines already encoded (each the UTF-8 bytes of one line, its newline included, as SQLite builds them)
+ * to `path`, gathered into chunks of {@linkcode CHUNK_BYTES} as a {@linkcode JsonLinesFile} gathers its lines.
+ */
+export async function writeLineBytes(path: string, lines: Iterable<Uint8Array>): Promise<void> {
+  using file = await Deno.open(path, OPEN_OPTIONS);
+  const chunk = new Uint8Array(CHUNK_BYTES);
+  let used = 0;
+  for (const line of lines) {
+    if (used + line.length > chunk.length) {
+      await writeAll(file, chunk.subarray(0, used));
+      used = 0;
+    }
+    if (line.length > chunk.length) await writeAll(file, line);
+    else {
+      chunk.set(line, used);
+      used += line.length;
+    }
+  }
+  await writeAll(file, chunk.subarray(0, used));
+}
