@@ -119,6 +119,8 @@ export class SampleRowsAhead {
   readonly #asked: Map<string, string>;
   /** Rows of samples done ahead of their turn, by id. */
   readonly #waiting = new Map<string, string>();
+  /** The store's samples by id, once one is done further ahead than {@linkcode SCAN_AHEAD} looks. */
+  #byId: Map<string, Sample> | undefined;
   /** Index in `#order` of the next row to write. */
   #next = 0;
   #spoiled = false;
@@ -195,7 +197,6 @@ export class SampleRowsAhead {
     this.#byId ??= new Map(this.#order.map((s) => [s.id, s]));
     return this.#byId.get(id);
   }
-  #byId: Map<string, Sample> | undefined;
 
   /** Writes the rows now due: those done ahead of their turn and those of samples the condition does not ask. */
   #drain(): void {

@@ -36,8 +36,14 @@ export function sortUtf8(texts: string[]): string[] {
   return texts.some((t) => HIGH_UNITS.test(t)) ? texts.sort(compareUtf8) : texts.sort();
 }
 
-/** The order of a sample's scores in the store's queries: scorer, judge (none first), run. */
-export function compareScores(a: StoredScore, b: StoredScore): number {
+/**
+ * The order of a sample's scores in the store's queries: scorer, judge (none first), run. Takes scores, or the
+ * store's rows of them (whose judge is `""` for none).
+ */
+export function compareScores(
+  a: Pick<StoredScore, "scorer" | "judge" | "run">,
+  b: Pick<StoredScore, "scorer" | "judge" | "run">,
+): number {
   return compareUtf8(a.scorer, b.scorer) || compareUtf8(a.judge ?? "", b.judge ?? "") || a.run - b.run;
 }
 

@@ -23,7 +23,7 @@ import type {
   StoredScore,
 } from "../core/records.ts";
 import { isRefused } from "../core/refusal.ts";
-import { type CallEnd, compareUtf8, HeldView } from "./held_view.ts";
+import { type CallEnd, compareScores, compareUtf8, HeldView } from "./held_view.ts";
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS manifest (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -94,10 +94,10 @@ const OUTPUT_LINE = `sample_id, condition, CAST('{"sampleId":' || json_quote(sam
 /** The scores' primary key, in its order. */
 const SCORE_KEY = ["sample_id", "condition", "scorer", "judge", "run"];
 
-/** Orders two score rows of one sample as {@linkcode ROW_ORDER} has them (text as SQLite's BINARY collation). */
+/** Orders two score rows of one sample as {@linkcode ROW_ORDER} has them: the store's order, then condition. */
 function compareScoreRows(a: Record<string, unknown>, b: Record<string, unknown>): number {
-  return compareUtf8(String(a.scorer), String(b.scorer)) || compareUtf8(String(a.judge), String(b.judge)) ||
-    Number(a.run) - Number(b.run) || compareUtf8(String(a.condition), String(b.condition));
+  return compareScores(a as unknown as StoredScore, b as unknown as StoredScore) ||
+    compareUtf8(String(a.condition), String(b.condition));
 }
 
 /** Longest a queued write waits before it is committed, in milliseconds. */
