@@ -25,9 +25,10 @@ const LAZY = [
 
 /**
  * Node built-ins slow to load that the command line does without: `node:crypto` alone took ~17 ms of every
- * start (SHA-256 is written out in lib/core/hash.ts).
+ * start (SHA-256 is written out in lib/core/hash.ts), `node:util` ~15 ms (its `parseArgs` is replaced by
+ * `parseFlags` in lib/cli/args.ts).
  */
-const SLOW_BUILTINS = ["node:crypto"];
+const SLOW_BUILTINS = ["node:crypto", "node:util"];
 
 /** Modules of the project that load only for their command or benchmark. */
 const LAZY_MODULES = [
@@ -41,8 +42,12 @@ interface InfoDependency {
   isDynamic?: boolean;
 }
 
-/** Returns the specifiers reachable from `root` by static runtime imports (type-only and dynamic ones left out). */
-async function staticGraph(root: string): Promise<Set<string>> {
+/**
+ * Returns the specifiers reachable from `root` by static runtime imports (type-only and dynamic ones left out),
+ * or, with `readAhead`, by dynamic ones too: Deno reads every module a literal `import("./x.ts")` names when the
+ * program starts, imported or not.
+ */
+async function staticGraph(root: string, readAhead = false): Promise<Set<string>> {
   const out = await new Deno.Command(Deno.execPath(), { args: ["info", "--json", root], cwd: ROOT }).output();
   assert(out.success, new TextDecoder().decode(out.stderr));
   const info = JSON.parse(new TextDecoder().decode(out.stdout)) as {
@@ -59,7 +64,7 @@ async function staticGraph(root: string): Promise<Set<string>> {
     if (seen.has(specifier)) continue;
     seen.add(specifier);
     for (const dep of bySpecifier.get(specifier)?.dependencies ?? []) {
-      if (dep.code && !dep.isDynamic) stack.push(resolve(dep.code.specifier));
+      if (dep.code && (readAhead || !dep.isDynamic)) stack.push(resolve(dep.code.specifier));
     }
   }
   return seen;
@@ -83,8 +88,28 @@ Deno.test("the command line's static module graph holds no package that loads on
   assertEquals([...packages].filter((name) => LAZY.includes(name)), []);
   const eagerModules = [...graph].filter((s) => LAZY_MODULES.some((pattern) => pattern.test(s)));
   assertEquals(eagerModules, []);
-  assert(graph.has("node:util"), "node built-ins must be read (node:util is static)");
+  assert(graph.has("node:sqlite"), "node built-ins must be read (node:sqlite is static)");
   assertEquals([...graph].filter((s) => SLOW_BUILTINS.includes(s)), []);
+});
+
+Deno.test("Deno reads ahead no module of another command or benchmark when the command line starts", async () => {
+  // Read ahead, the other commands and benchmarks were ~150 of the ~300 files every start read (~35 ms of an
+  // `eval`'s start); they are imported by importLater (lib/core/import_later.ts), which Deno does not follow.
+  const graph = await staticGraph("lib/cli/main.ts", true);
+  assert(graph.has(`file://${ROOT}lib/pipeline/run_eval.ts`), "the graph must be read (run_eval is static)");
+  const ahead = [...graph].filter((s) =>
+    LAZY_MODULES.some((pattern) => pattern.test(s)) || /\/lib\/(irt|view|compare|meta|papers)\//.test(s)
+  );
+  assertEquals(ahead, []);
+});
+
+Deno.test("a module imported later keeps its type and exports", async () => {
+  const { importLater } = await import("../lib/core/import_later.ts");
+  const hash = await importLater<typeof import("../lib/core/hash.ts")>(
+    "./hash.ts",
+    `file://${ROOT}lib/core/x.ts`,
+  );
+  assertEquals(hash.sha256Hex("abc"), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
 });
 
 Deno.test("node_modules is installed by every task first, not checked package by package on every start", async () => {
@@ -119,10 +144,13 @@ Deno.test("every task that runs the command line starts Deno the same way, tuned
   // of a big run (the data file, its text, SQLite's results) stay in the process once freed; V8's young
   // generation otherwise grows to 16 MB a semi-space in each thread. Together ~110 MB more peak RSS at
   // 100,000 items. Its old generation otherwise grows up to 4x past what is live before it marks, and no
-  // checkpoint collects while calls are in flight: ~140 MB more at 33,735 items (docs/scale.md).
+  // checkpoint collects while calls are in flight: ~140 MB more at 33,735 items (docs/scale.md). Where the
+  // kernel gives huge pages on request (transparent huge pages in `madvise` mode), glibc asks for them: a page
+  // fault then maps 2 MB instead of 4 KB (loading 33,735 items: ~21,000 faults instead of ~37,000).
   const without = commands.filter(([, command]) =>
     !command.startsWith(
-      "MALLOC_MMAP_THRESHOLD_=131072 deno run -A --v8-flags=--max-semi-space-size=8,--heap-growing-percent=25 lib/cli/main.ts ",
+      "MALLOC_MMAP_THRESHOLD_=131072 GLIBC_TUNABLES=glibc.malloc.hugetlb=1 deno run -A " +
+        "--v8-flags=--max-semi-space-size=8,--heap-growing-percent=25 lib/cli/main.ts ",
     )
   );
   assertEquals(without.map(([name]) => name), []);

@@ -4,16 +4,25 @@
  * A benchmark's modules (and the task file reader) load when it is asked for, so a run loads only its own.
  * @module
  */
+import { importLater } from "../core/import_later.ts";
 import { ConfigError } from "../core/errors.ts";
 import type { Task } from "../core/task.ts";
 import { isTaskFilePath } from "../task_file/path.ts";
 
 /** Benchmark factories by registry name. */
 export const BENCHMARKS: Record<string, () => Promise<Task>> = {
-  "llmeval-med": async () => (await import("./llmeval_med/task.ts")).createLlmEvalMedTask(),
-  climedbench: async () => (await import("./climedbench/task.ts")).createClimedBenchTask(),
-  permedcqa: async () => (await import("./permedcqa/task.ts")).createPerMedCqaTask(),
-  medgpteval: async () => (await import("./medgpteval/task.ts")).createMedGptEvalTask(),
+  "llmeval-med": async () =>
+    (await importLater<typeof import("./llmeval_med/task.ts")>("./llmeval_med/task.ts", import.meta.url))
+      .createLlmEvalMedTask(),
+  climedbench: async () =>
+    (await importLater<typeof import("./climedbench/task.ts")>("./climedbench/task.ts", import.meta.url))
+      .createClimedBenchTask(),
+  permedcqa: async () =>
+    (await importLater<typeof import("./permedcqa/task.ts")>("./permedcqa/task.ts", import.meta.url))
+      .createPerMedCqaTask(),
+  medgpteval: async () =>
+    (await importLater<typeof import("./medgpteval/task.ts")>("./medgpteval/task.ts", import.meta.url))
+      .createMedGptEvalTask(),
 };
 
 /**
@@ -23,7 +32,10 @@ export const BENCHMARKS: Record<string, () => Promise<Task>> = {
 export async function getTask(name: string): Promise<Task> {
   const factory = BENCHMARKS[name];
   if (factory) return await factory();
-  const { loadTaskFile, projectTaskFile } = await import("../task_file/index.ts");
+  const { loadTaskFile, projectTaskFile } = await importLater<typeof import("../task_file/index.ts")>(
+    "../task_file/index.ts",
+    import.meta.url,
+  );
   if (isTaskFilePath(name)) {
     const task = await loadTaskFile(name);
     if (BENCHMARKS[task.name]) {

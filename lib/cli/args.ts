@@ -5,7 +5,6 @@
  * says which value it wants — instead of the parser's own multi-line text.
  * @module
  */
-import { parseArgs } from "node:util";
 import { closestName } from "../core/closest.ts";
 import { ConfigError } from "../core/errors.ts";
 
@@ -134,24 +133,82 @@ export function parseCommand<F extends Record<string, FlagSpec>>(
     `deno task ${spec.command.replace(/^deno task /, "")}`,
     shorts,
   );
-  const options: Record<string, { type: "string" | "boolean"; multiple?: boolean; short?: string }> = {
-    help: { type: "boolean", short: "h" },
-  };
+  const options: Record<string, FlagOption> = { help: { type: "boolean", short: "h" } };
   for (const [name, flag] of entries) {
-    options[name] = {
-      type: flag.value ? "string" : "boolean",
-      ...(flag.multiple ? { multiple: true } : {}),
-      ...(flag.short ? { short: flag.short } : {}),
-    };
+    options[name] = { type: flag.value ? "string" : "boolean", multiple: flag.multiple, short: flag.short };
   }
-  const { values, positionals } = parseArgs({
-    args: [...args],
-    allowPositionals: true,
-    options,
-    strict: true,
-  });
-  const { help, ...rest } = values as Record<string, unknown>;
+  const { values, positionals } = parseFlags(args, options);
+  const { help, ...rest } = values;
   return { values: rest as FlagValues<F>, positionals, help: help === true };
+}
+
+/** How {@linkcode parseFlags} reads one flag: a value (`string`) or a switch (`boolean`). */
+export interface FlagOption {
+  /** `string` takes a value (`--out DIR`, `--out=DIR`); `boolean` is a switch. */
+  type: "string" | "boolean";
+  /** Values of a `string` flag given more than once are collected in order (otherwise the last one wins). */
+  multiple?: boolean;
+  /** One-letter alias (`-o DIR`, `-oDIR`). */
+  short?: string;
+}
+
+/**
+ * Splits `args` into flag values and positionals, as `node:util`'s `parseArgs` does in strict mode with
+ * positionals allowed (its module costs every command ~15 ms of start-up): `--name value` and `--name=value`,
+ * switches as `true`, `multiple` flags as lists, one-letter aliases, and everything after `--` positional. One
+ * difference: a value that starts with a single dash (`--seed -5`) is taken, where `parseArgs` calls it
+ * ambiguous. An unknown flag, a missing value or a value given to a switch is a one-line
+ * {@linkcode ConfigError} ({@linkcode checkFlags} names the closest flag first).
+ */
+export function parseFlags(
+  args: readonly string[],
+  options: Readonly<Record<string, FlagOption>>,
+): { values: Record<string, string | string[] | boolean>; positionals: string[] } {
+  const values: Record<string, string | string[] | boolean> = {};
+  const positionals: string[] = [];
+  const byLetter = new Map(
+    Object.entries(options).filter(([, o]) => o.short).map(([name, o]) => [o.short!, name]),
+  );
+  const set = (name: string, value: string | true) => {
+    const option = options[name];
+    if (option.type === "boolean") values[name] = true;
+    else if (option.multiple) {
+      values[name] = [...(values[name] as string[] | undefined ?? []), value as string];
+    } else values[name] = value;
+  };
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i];
+    if (arg === "--") {
+      positionals.push(...args.slice(i + 1));
+      break;
+    }
+    let name: string | undefined;
+    let inline: string | undefined;
+    if (arg.startsWith("--")) {
+      [name, inline] = splitOnce(arg.slice(2), "=");
+      if (!Object.hasOwn(options, name)) throw new ConfigError(`unknown option --${name}`);
+    } else if (arg.length > 1 && arg[0] === "-") {
+      name = byLetter.get(arg[1]);
+      if (name === undefined) throw new ConfigError(`unknown option -${arg[1]}`);
+      if (arg.length > 2) inline = arg.slice(2);
+    } else {
+      positionals.push(arg);
+      continue;
+    }
+    const dashes = arg.startsWith("--") ? `--${name}` : `-${arg[1]}`;
+    if (options[name].type === "boolean") {
+      if (inline !== undefined) throw new ConfigError(`${dashes} takes no value, got "${arg}"`);
+      set(name, true);
+    } else if (inline !== undefined) {
+      set(name, inline);
+    } else {
+      const next = args[i + 1];
+      if (next === undefined || next.startsWith("--")) throw new ConfigError(`${dashes} expects a value`);
+      set(name, next);
+      i++;
+    }
+  }
+  return { values, positionals };
 }
 
 /** The `--help` page of a command: synopsis, description, each flag with its value and help, then the notes. */

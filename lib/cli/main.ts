@@ -4,8 +4,8 @@
  * on standard error and exit code 2; an incomplete run (calls that failed for good) with exit code 1.
  * @module
  */
+import { importLater } from "../core/import_later.ts";
 import { exitWith } from "./exit_code.ts";
-import { parseArgs } from "node:util";
 import { BENCHMARKS, getTask } from "../benchmarks/registry.ts";
 import { ConfigError } from "../core/errors.ts";
 import { safeName } from "../core/fs.ts";
@@ -20,7 +20,14 @@ import { runEval } from "../pipeline/run_eval.ts";
 import { type EvalConfig } from "../pipeline/eval_config.ts";
 import { downloadDataset, DOWNLOADS } from "./download.ts";
 import { printSummaries } from "./print_summaries.ts";
-import { checkFlags, type CommandSpec, commandUsage, parseCommand } from "./args.ts";
+import {
+  checkFlags,
+  type CommandSpec,
+  commandUsage,
+  type FlagOption,
+  parseCommand,
+  parseFlags,
+} from "./args.ts";
 import { causeLines } from "../pipeline/completeness.ts";
 
 /** Usage of `deno task eval`, generated from the option table; for one benchmark when `benchmark` is given. */
@@ -154,20 +161,14 @@ async function evalCommand(args: string[]): Promise<number> {
     EVAL_OPTIONS.filter((o) => o.kind === "boolean").map((o) => o.flag),
     "deno task eval",
   );
-  const { values, positionals } = parseArgs({
-    args,
-    allowPositionals: true,
-    options: {
-      ...Object.fromEntries(
-        EVAL_OPTIONS.map((o) => [
-          o.flag,
-          o.kind === "boolean"
-            ? { type: "boolean" as const }
-            : { type: "string" as const, multiple: o.kind === "strings" },
-        ]),
-      ),
-      help: { type: "boolean", short: "h" },
-    },
+  const { values, positionals } = parseFlags(args, {
+    ...Object.fromEntries(
+      EVAL_OPTIONS.map((o): [string, FlagOption] => [
+        o.flag,
+        o.kind === "boolean" ? { type: "boolean" } : { type: "string", multiple: o.kind === "strings" },
+      ]),
+    ),
+    help: { type: "boolean", short: "h" },
   });
   const benchmark = positionals[0];
   if (positionals.length > 1) {
@@ -241,7 +242,10 @@ async function main(args: string[]): Promise<number> {
     case "reproduce": {
       const { values, help } = parseCommand(REPRODUCE_SPEC, rest);
       if (help) return printUsage(REPRODUCE_SPEC);
-      const { reproduce, reproduceEnv } = await import("./reproduce.ts");
+      const { reproduce, reproduceEnv } = await importLater<typeof import("./reproduce.ts")>(
+        "./reproduce.ts",
+        import.meta.url,
+      );
       const env = reproduceEnv();
       const paths = await reproduce({
         root: values.out ?? ".",
@@ -260,25 +264,39 @@ async function main(args: string[]): Promise<number> {
       return 0;
     }
     case "import-ratings":
-      return await (await import("./runs.ts")).importRatingsCommand(rest);
+      return await (await importLater<typeof import("./runs.ts")>("./runs.ts", import.meta.url))
+        .importRatingsCommand(rest);
     case "collect":
-      return await (await import("./runs.ts")).collectCommand(rest);
+      return await (await importLater<typeof import("./runs.ts")>("./runs.ts", import.meta.url))
+        .collectCommand(rest);
     case "merge":
-      return await (await import("./merge.ts")).mergeCommand(rest);
+      return await (await importLater<typeof import("./merge.ts")>("./merge.ts", import.meta.url))
+        .mergeCommand(rest);
     case "tag":
-      return await (await import("./tag.ts")).tagCommand(rest);
+      return await (await importLater<typeof import("./tag.ts")>("./tag.ts", import.meta.url)).tagCommand(
+        rest,
+      );
     case "irt":
-      return await (await import("./irt.ts")).irtCommand(rest);
+      return await (await importLater<typeof import("./irt.ts")>("./irt.ts", import.meta.url)).irtCommand(
+        rest,
+      );
     case "doctor":
-      return await (await import("./doctor.ts")).doctorCommand(rest);
+      return await (await importLater<typeof import("./doctor.ts")>("./doctor.ts", import.meta.url))
+        .doctorCommand(rest);
     case "meta":
-      return await (await import("./meta.ts")).metaCommand(rest);
+      return await (await importLater<typeof import("./meta.ts")>("./meta.ts", import.meta.url)).metaCommand(
+        rest,
+      );
     case "view":
-      return await (await import("./view.ts")).viewCommand(rest);
+      return await (await importLater<typeof import("./view.ts")>("./view.ts", import.meta.url)).viewCommand(
+        rest,
+      );
     case "compare":
-      return await (await import("./compare.ts")).compareCommand(rest);
+      return await (await importLater<typeof import("./compare.ts")>("./compare.ts", import.meta.url))
+        .compareCommand(rest);
     case "power":
-      return await (await import("./power.ts")).powerCommand(rest);
+      return await (await importLater<typeof import("./power.ts")>("./power.ts", import.meta.url))
+        .powerCommand(rest);
     case "download": {
       const { positionals, help } = parseCommand(DOWNLOAD_SPEC, rest);
       if (help) return printUsage(DOWNLOAD_SPEC);

@@ -4,6 +4,7 @@
  * only when a batch is first submitted or looked up (a run without `--batch` never loads it).
  * @module
  */
+import { importLater } from "../../core/import_later.ts";
 import type { EndpointClientSettings } from "../transport/client_options.ts";
 
 /** The metadata key carrying the submission id of a batch. */
@@ -54,9 +55,8 @@ export interface BatchApi {
 export function endpointBatchApi(settings: EndpointClientSettings): BatchApi {
   let api: Promise<BatchApi> | undefined;
   const load = () =>
-    api ??= import("./openai_batch_api.ts").then(({ OpenAIBatchApi }) =>
-      OpenAIBatchApi.forEndpoint(settings)
-    );
+    api ??= importLater<typeof import("./openai_batch_api.ts")>("./openai_batch_api.ts", import.meta.url)
+      .then(({ OpenAIBatchApi }) => OpenAIBatchApi.forEndpoint(settings));
   return {
     upload: async (text, name) => (await load()).upload(text, name),
     create: async (fileId, submissionId) => (await load()).create(fileId, submissionId),
