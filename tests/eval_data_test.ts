@@ -1,6 +1,6 @@
 /**
- * Reading an evaluation's data (`loadEvalData`): the file is hashed while it is read and validated, and a file
- * that cannot be read is still one error naming it.
+ * Reading an evaluation's data (`loadEvalData`): the file is read once, its bytes hashed as they are validated
+ * (a directory is hashed file by file), and a file that cannot be read is still one error naming it.
  * @module
  */
 import { assertEquals, assertRejects } from "@std/assert";
@@ -8,6 +8,7 @@ import { getTask } from "../lib/benchmarks/registry.ts";
 import { InputError } from "../lib/core/errors.ts";
 import { hashFile } from "../lib/core/hash.ts";
 import { loadEvalData } from "../lib/pipeline/plan.ts";
+import { digestReadSince, readBytes, readsSoFar } from "../lib/core/text_file.ts";
 import { withTempDir } from "./temp_store.ts";
 
 const CLIMED = new URL("../data/climedbench/sample.jsonl", import.meta.url).pathname;
@@ -23,5 +24,37 @@ Deno.test("a data file that cannot be read is one error naming it, not the failu
   await withTempDir("data", async (dir) => {
     const missing = `${dir}/missing.jsonl`;
     await assertRejects(() => loadEvalData(task, missing), InputError, `${missing}: cannot read file`);
+  });
+});
+
+Deno.test("the data file is read once: its hash is of the bytes the loader read", async () => {
+  const task = await getTask("climedbench");
+  const reads: string[] = [];
+  const readFile = Deno.readFile;
+  Deno.readFile = (path, options) => {
+    reads.push(String(path));
+    return readFile(path, options);
+  };
+  let sha256: string;
+  try {
+    sha256 = (await loadEvalData(task, CLIMED)).sha256;
+  } finally {
+    Deno.readFile = readFile;
+  }
+  assertEquals(reads.filter((path) => path === CLIMED).length, 1);
+  assertEquals(sha256, await hashFile(CLIMED));
+});
+
+Deno.test("digestReadSince: the digest of the last read after the mark, none for a read before it", async () => {
+  await withTempDir("reads", async (dir) => {
+    const path = `${dir}/a.txt`;
+    await Deno.writeTextFile(path, "first");
+    await readBytes(path);
+    const mark = readsSoFar();
+    assertEquals(digestReadSince(path, mark), undefined);
+    await Deno.writeTextFile(path, "second");
+    await readBytes(path);
+    assertEquals(await digestReadSince(path, mark), await hashFile(path));
+    assertEquals(digestReadSince(`${dir}/other.txt`, 0), undefined);
   });
 });

@@ -4,6 +4,7 @@
  * @module
  */
 import { InputError } from "./errors.ts";
+import { digestHex } from "./hash.ts";
 
 const STRICT = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false });
 
@@ -64,13 +65,45 @@ export function decodeUtf8Strict(bytes: Uint8Array, file: string): string {
   }
 }
 
-/** Reads the bytes of `path`; a missing or unreadable file is a one-line {@linkcode InputError} naming it. */
+/** Files read through {@linkcode readBytes} so far (what {@linkcode digestReadSince} counts from). */
+let readCount = 0;
+/** The SHA-256 of the bytes last read from each of the latest paths, with the read's number. */
+const lastReads = new Map<string, { read: number; sha256: Promise<string> }>();
+/** Paths whose last read's digest is kept (the oldest is dropped beyond). */
+const KEPT_READS = 8;
+
+/**
+ * Reads the bytes of `path`; a missing or unreadable file is a one-line {@linkcode InputError} naming it. Their
+ * SHA-256 is computed as they are read (off the main thread) for {@linkcode digestReadSince}, so a data file
+ * that is both validated and recorded by its hash is read once.
+ */
 export async function readBytes(path: string): Promise<Uint8Array> {
+  let bytes: Uint8Array;
   try {
-    return await Deno.readFile(path);
+    bytes = await Deno.readFile(path);
   } catch (err) {
     throw new InputError({ file: path }, `cannot read file (${err instanceof Error ? err.message : err})`);
   }
+  const sha256 = digestHex(bytes);
+  sha256.catch(() => {});
+  lastReads.delete(path);
+  lastReads.set(path, { read: ++readCount, sha256 });
+  if (lastReads.size > KEPT_READS) lastReads.delete(lastReads.keys().next().value!);
+  return bytes;
+}
+
+/** A mark for {@linkcode digestReadSince}: the number of files read through {@linkcode readBytes} so far. */
+export function readsSoFar(): number {
+  return readCount;
+}
+
+/**
+ * Returns the SHA-256 (hex) of the bytes {@linkcode readBytes} last read from `path`, when that read came after
+ * `mark` ({@linkcode readsSoFar}); `undefined` when `path` was not read since (then hash the file itself).
+ */
+export function digestReadSince(path: string, mark: number): Promise<string> | undefined {
+  const last = lastReads.get(path);
+  return last && last.read > mark ? last.sha256 : undefined;
 }
 
 /**

@@ -30,7 +30,7 @@ import { pathExists, projectPath } from "../core/fs.ts";
 import { hashFile, hashPath, hashValue } from "../core/hash.ts";
 import { type Sample, toConversations } from "../core/sample.ts";
 import type { LoadOptions, RatingSpec, Task } from "../core/task.ts";
-import { readBytes } from "../core/text_file.ts";
+import { digestReadSince, readBytes, readsSoFar } from "../core/text_file.ts";
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from "../providers/transport/retry.ts";
 import { findChromium } from "../report/chromium.ts";
 import { type RatingsFile, readRatings } from "../store/import_ratings.ts";
@@ -291,12 +291,12 @@ export async function loadEvalData(
   options: LoadOptions = {},
 ): Promise<EvalData> {
   const file = task.dataFile ? await task.dataFile(path, options) : path;
-  // Hashed while it is read and validated (the digest runs off this thread: ~50 ms at 33,735 items). A file
-  // that cannot be read fails in `load`, with the error that names it.
-  const hashing = hashPath(file);
-  hashing.catch(() => {});
+  // A loader that reads the file through `readBytes` has its bytes hashed as they are read (off this thread),
+  // so the hash is of the bytes validated and the file is read once; a directory, or a loader reading some
+  // other way, is hashed on its own after (a file that cannot be read fails in `load`, naming it).
+  const mark = readsSoFar();
   const samples = await task.load(file, options);
-  return { path: file, samples, sha256: await hashing };
+  return { path: file, samples, sha256: await (digestReadSince(file, mark) ?? hashPath(file)) };
 }
 
 /**
