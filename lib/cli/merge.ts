@@ -6,11 +6,11 @@
  * sent: a shard that has not finished is named with the samples it still lacks.
  * @module
  */
-import { ConfigError, InputError } from "../core/errors.ts";
+import { ConfigError } from "../core/errors.ts";
 import { pathExists } from "../core/fs.ts";
 import type { Summary } from "../core/summary.ts";
 import type { EvalConfig } from "../pipeline/eval_config.ts";
-import { conditionIdentities, type EvalPlan, planEval } from "../pipeline/plan.ts";
+import { conditionIdentities, type EvalPlan } from "../pipeline/plan.ts";
 import { conditionResult } from "../pipeline/run_eval.ts";
 import { shardLabel, shardSamples } from "../pipeline/shard.ts";
 import { writeRunOutputs } from "../pipeline/write_outputs.ts";
@@ -25,7 +25,7 @@ import {
   type ShardRun,
 } from "../store/merge.ts";
 import { RunStore } from "../store/run_store.ts";
-import { withoutKeyVariables } from "../pipeline/rebuild_run.ts";
+import { planRecorded, withoutKeyVariables } from "../pipeline/rebuild_run.ts";
 import { printSummaries } from "./print_summaries.ts";
 import { commandUsage, parseCommand } from "./args.ts";
 
@@ -77,13 +77,7 @@ async function planWholeRun(first: ShardRun, options: MergeOptions): Promise<Eva
     progress: false,
     renderFigures: options.render ?? true,
   } as unknown as EvalConfig;
-  let plan: EvalPlan;
-  try {
-    plan = await planEval(config);
-  } catch (err) {
-    if (!(err instanceof ConfigError || err instanceof InputError)) throw err;
-    throw new ConfigError(`merge: planning the whole run with ${first.dir}'s settings: ${err.message}`);
-  }
+  const plan = await planRecorded(config, `merge: planning the whole run with ${first.dir}'s settings`);
   const planned = {
     identity: plan.identity,
     endpoints: plan.endpoints,

@@ -4,7 +4,7 @@
  * (examinees split into up to ten groups of equal size by θ; df = groups − item parameters).
  * @module
  */
-import { logGamma } from "./item_terms.ts";
+import { logGamma } from "../stats/distributions.ts";
 import { type ItemParams, probability } from "./model.ts";
 import type { Responses } from "./responses.ts";
 

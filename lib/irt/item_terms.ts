@@ -5,6 +5,7 @@
  * final gradient; the M-step has its own allocation-free pass ({@link ./item_newton.ts}).
  * @module
  */
+import { logGamma } from "../stats/distributions.ts";
 import { logistic, softplus } from "./model.ts";
 
 /** Weak priors (MAP instead of ML) on the slope and the guessing parameter; `null` switches one off. */
@@ -179,27 +180,6 @@ export function itemTerms(
     fisher[8] += Math.max(0, -term.curvature);
   }
   return { value: value + prior, gradient, fisher, negHessian, prior };
-}
-
-/** log Γ(x) for x > 0 (Lanczos approximation, g = 7, nine terms; relative error below 1e-13). */
-export function logGamma(x: number): number {
-  if (x < 0.5) return Math.log(Math.PI / Math.sin(Math.PI * x)) - logGamma(1 - x);
-  const coefficients = [
-    0.99999999999980993,
-    676.5203681218851,
-    -1259.1392167224028,
-    771.32342877765313,
-    -176.61502916214059,
-    12.507343278686905,
-    -0.13857109526572012,
-    9.9843695780195716e-6,
-    1.5056327351493116e-7,
-  ];
-  const y = x - 1;
-  let sum = coefficients[0];
-  for (let j = 1; j < 9; j++) sum += coefficients[j] / (y + j);
-  const t = y + 7.5;
-  return 0.5 * Math.log(2 * Math.PI) + (y + 0.5) * Math.log(t) - t + Math.log(sum);
 }
 
 /** log B(α, β), the Beta function's logarithm. */

@@ -74,15 +74,10 @@ export async function replanStoredRun(
     progress: false,
     renderFigures: options.render,
   } as unknown as EvalConfig;
-  let plan: EvalPlan;
-  try {
-    plan = await planEval(config);
-  } catch (err) {
-    if (!(err instanceof ConfigError || err instanceof InputError)) throw err;
-    throw new ConfigError(
-      `${command}: planning ${runDir}'s run again from its recorded settings to rewrite its tables: ${err.message}`,
-    );
-  }
+  const plan = await planRecorded(
+    config,
+    `${command}: planning ${runDir}'s run again from its recorded settings to rewrite its tables`,
+  );
   const planned = {
     identity: plan.identity,
     endpoints: plan.endpoints,
@@ -118,4 +113,17 @@ export async function rewriteRunOutputs(plan: EvalPlan, store: RunStore): Promis
     render: plan.config.renderFigures ?? true,
   });
   return results.map((r) => r.summary);
+}
+
+/**
+ * Plans a run from settings a store recorded; a setting or data file that no longer plans is one
+ * {@linkcode ConfigError} starting with `what` (for example, which command re-plans which run), then the reason.
+ */
+export async function planRecorded(config: EvalConfig, what: string): Promise<EvalPlan> {
+  try {
+    return await planEval(config);
+  } catch (err) {
+    if (!(err instanceof ConfigError || err instanceof InputError)) throw err;
+    throw new ConfigError(`${what}: ${err.message}`);
+  }
 }
