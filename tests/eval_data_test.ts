@@ -8,7 +8,7 @@ import { getTask } from "../lib/benchmarks/registry.ts";
 import { InputError } from "../lib/core/errors.ts";
 import { hashFile } from "../lib/core/hash.ts";
 import { loadEvalData } from "../lib/pipeline/plan.ts";
-import { digestReadSince, readBytes, readsSoFar } from "../lib/core/text_file.ts";
+import { readBytes, watchReads } from "../lib/core/text_file.ts";
 import { withTempDir } from "./temp_store.ts";
 
 const CLIMED = new URL("../data/climedbench/sample.jsonl", import.meta.url).pathname;
@@ -45,16 +45,42 @@ Deno.test("the data file is read once: its hash is of the bytes the loader read"
   assertEquals(sha256, await hashFile(CLIMED));
 });
 
-Deno.test("digestReadSince: the digest of the last read after the mark, none for a read before it", async () => {
+Deno.test("watchReads: the digest of the watched path's last read while open, nothing for other paths", async () => {
   await withTempDir("reads", async (dir) => {
     const path = `${dir}/a.txt`;
     await Deno.writeTextFile(path, "first");
     await readBytes(path);
-    const mark = readsSoFar();
-    assertEquals(digestReadSince(path, mark), undefined);
+    const watch = watchReads(path);
+    const other = watchReads(`${dir}/other.txt`);
+    assertEquals(watch.sha256, undefined);
     await Deno.writeTextFile(path, "second");
     await readBytes(path);
-    assertEquals(await digestReadSince(path, mark), await hashFile(path));
-    assertEquals(digestReadSince(`${dir}/other.txt`, 0), undefined);
+    assertEquals(await watch.sha256, await hashFile(path));
+    assertEquals(other.sha256, undefined);
+    watch.stop();
+    other.stop();
+    const done = await watch.sha256;
+    await Deno.writeTextFile(path, "third");
+    await readBytes(path);
+    assertEquals(await watch.sha256, done);
+  });
+});
+
+Deno.test("a file nobody watches is read without hashing it", async () => {
+  await withTempDir("reads", async (dir) => {
+    const path = `${dir}/a.txt`;
+    await Deno.writeTextFile(path, "text");
+    const digest = crypto.subtle.digest;
+    let digests = 0;
+    crypto.subtle.digest = ((...args: Parameters<typeof digest>) => {
+      digests++;
+      return digest.apply(crypto.subtle, args);
+    }) as typeof digest;
+    try {
+      await readBytes(path);
+    } finally {
+      crypto.subtle.digest = digest;
+    }
+    assertEquals(digests, 0);
   });
 });

@@ -4,7 +4,8 @@
  * (Persian, with physicians' ratings) — then opened from file:// in headless Chromium and driven as a user
  * would: the runs page, a filter, a search in Chinese and in Persian, a sample page, a comparison of two runs
  * and an item side by side. Expected values come from the runs' own files, never from the viewer. The test
- * run writes a screenshot of each page to docs/img/viewer-*.png (shown in docs/viewer.md). Without Chromium
+ * run takes a screenshot of each page; with MEDEVAL_DOC_SCREENSHOTS=1 they replace docs/img/viewer-*.png (shown
+ * in docs/viewer.md), otherwise they go to a temporary folder so a test run leaves the repository as it was. Without Chromium
  * the browser tests are reported as ignored, with the reason in their name.
  * @module
  */
@@ -159,9 +160,20 @@ async function shownIds(page: Page): Promise<string[]> {
   );
 }
 
+/** Where the screenshots go: docs/img only when asked for (MEDEVAL_DOC_SCREENSHOTS=1), else a temporary folder. */
+let shotsDir: string | undefined;
+async function shotPath(name: string): Promise<`${string}.png`> {
+  if (shotsDir === undefined) {
+    shotsDir = Deno.env.get("MEDEVAL_DOC_SCREENSHOTS") === "1"
+      ? `${ROOT}docs/img`
+      : await Deno.makeTempDir({ prefix: "medeval-viewer-shots-" });
+    await Deno.mkdir(shotsDir, { recursive: true });
+  }
+  return `${shotsDir}/viewer-${name}.png`;
+}
+
 async function screenshot(page: Page, name: string): Promise<void> {
-  await Deno.mkdir(`${ROOT}docs/img`, { recursive: true });
-  await page.screenshot({ path: `${ROOT}docs/img/viewer-${name}.png` as `${string}.png` });
+  await page.screenshot({ path: await shotPath(name) });
 }
 
 /** Registers a browser test: ignored, with the reason in its name, where there is no Chromium. */
@@ -257,7 +269,7 @@ browserTest("view: a run's tables link each cell to the samples it counts", asyn
   assertEquals(await page.$$eval(".figure figcaption", (els) => els.map((el) => el.textContent)), written);
   const figure = await page.$(".figure");
   await figure!.scrollIntoView();
-  await figure!.screenshot({ path: `${ROOT}docs/img/viewer-figure.png` });
+  await figure!.screenshot({ path: await shotPath("figure") });
   await page.goto(`file://${work}/view/index.html${cell.href}`);
   await ready(page);
   assertEquals(await shownCount(page), mtg.n);

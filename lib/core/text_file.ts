@@ -65,17 +65,38 @@ export function decodeUtf8Strict(bytes: Uint8Array, file: string): string {
   }
 }
 
-/** Files read through {@linkcode readBytes} so far (what {@linkcode digestReadSince} counts from). */
-let readCount = 0;
-/** The SHA-256 of the bytes last read from each of the latest paths, with the read's number. */
-const lastReads = new Map<string, { read: number; sha256: Promise<string> }>();
-/** Paths whose last read's digest is kept (the oldest is dropped beyond). */
-const KEPT_READS = 8;
+/** The open {@linkcode watchReads} watches of each path; only a watched path's bytes are hashed. */
+const watches = new Map<string, Set<{ sha256?: Promise<string> }>>();
+
+/** What {@linkcode watchReads} returns: the digest of the watched file's last read while it was open. */
+export interface ReadWatch {
+  /** The SHA-256 (hex) of the bytes {@linkcode readBytes} last read from the path; `undefined` if none. */
+  readonly sha256?: Promise<string>;
+  /** Stops watching (later reads are not hashed for it). */
+  stop(): void;
+}
 
 /**
- * Reads the bytes of `path`; a missing or unreadable file is a one-line {@linkcode InputError} naming it. Their
- * SHA-256 is computed as they are read (off the main thread) for {@linkcode digestReadSince}, so a data file
- * that is both validated and recorded by its hash is read once.
+ * Starts hashing the bytes {@linkcode readBytes} reads from `path` until `stop()`, so a data file that is
+ * both validated and recorded by its hash is read once. Files nobody watches are not hashed.
+ */
+export function watchReads(path: string): ReadWatch {
+  const watch: { sha256?: Promise<string>; stop(): void } = {
+    stop() {
+      const open = watches.get(path);
+      open?.delete(watch);
+      if (open?.size === 0) watches.delete(path);
+    },
+  };
+  const open = watches.get(path) ?? new Set();
+  open.add(watch);
+  watches.set(path, open);
+  return watch;
+}
+
+/**
+ * Reads the bytes of `path`; a missing or unreadable file is a one-line {@linkcode InputError} naming it. When
+ * `path` is watched ({@linkcode watchReads}) their SHA-256 is started as they are read, off the main thread.
  */
 export async function readBytes(path: string): Promise<Uint8Array> {
   let bytes: Uint8Array;
@@ -84,26 +105,13 @@ export async function readBytes(path: string): Promise<Uint8Array> {
   } catch (err) {
     throw new InputError({ file: path }, `cannot read file (${err instanceof Error ? err.message : err})`);
   }
-  const sha256 = digestHex(bytes);
-  sha256.catch(() => {});
-  lastReads.delete(path);
-  lastReads.set(path, { read: ++readCount, sha256 });
-  if (lastReads.size > KEPT_READS) lastReads.delete(lastReads.keys().next().value!);
+  const open = watches.get(path);
+  if (open) {
+    const sha256 = digestHex(bytes);
+    sha256.catch(() => {});
+    for (const watch of open) watch.sha256 = sha256;
+  }
   return bytes;
-}
-
-/** A mark for {@linkcode digestReadSince}: the number of files read through {@linkcode readBytes} so far. */
-export function readsSoFar(): number {
-  return readCount;
-}
-
-/**
- * Returns the SHA-256 (hex) of the bytes {@linkcode readBytes} last read from `path`, when that read came after
- * `mark` ({@linkcode readsSoFar}); `undefined` when `path` was not read since (then hash the file itself).
- */
-export function digestReadSince(path: string, mark: number): Promise<string> | undefined {
-  const last = lastReads.get(path);
-  return last && last.read > mark ? last.sha256 : undefined;
 }
 
 /**

@@ -30,7 +30,7 @@ import { pathExists, projectPath } from "../core/fs.ts";
 import { hashFile, hashPath, hashValue } from "../core/hash.ts";
 import { type Sample, toConversations } from "../core/sample.ts";
 import type { LoadOptions, RatingSpec, Task } from "../core/task.ts";
-import { digestReadSince, readBytes, readsSoFar } from "../core/text_file.ts";
+import { readBytes, watchReads } from "../core/text_file.ts";
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from "../providers/transport/retry.ts";
 import { findChromium } from "../report/chromium.ts";
 import { type RatingsFile, readRatings } from "../store/import_ratings.ts";
@@ -294,9 +294,13 @@ export async function loadEvalData(
   // A loader that reads the file through `readBytes` has its bytes hashed as they are read (off this thread),
   // so the hash is of the bytes validated and the file is read once; a directory, or a loader reading some
   // other way, is hashed on its own after (a file that cannot be read fails in `load`, naming it).
-  const mark = readsSoFar();
-  const samples = await task.load(file, options);
-  return { path: file, samples, sha256: await (digestReadSince(file, mark) ?? hashPath(file)) };
+  const read = watchReads(file);
+  try {
+    const samples = await task.load(file, options);
+    return { path: file, samples, sha256: await (read.sha256 ?? hashPath(file)) };
+  } finally {
+    read.stop();
+  }
 }
 
 /**
