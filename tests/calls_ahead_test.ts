@@ -80,6 +80,7 @@ Deno.test("a call stored out of time order drops the file: the export writes the
       const files = await exportStore(store, `${dir}/log`, calls);
       assertEquals(await Deno.readTextFile(files[0]), await sortedCalls(store, dir));
       assertEquals([...Deno.readDirSync(`${dir}/log`)].map((e) => e.name).sort(), [
+        ".calls.jsonl.json",
         "calls.jsonl",
         "events.jsonl",
         "outputs.jsonl",

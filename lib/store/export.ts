@@ -2,7 +2,7 @@
  * Exports the run store as JSON Lines, one file per table.
  * @module
  */
-import type { RunStore } from "./run_store.ts";
+import type { CallsMark, RunStore } from "./run_store.ts";
 import { JsonLinesFile, writeLineBytes } from "./jsonl_file.ts";
 import { removeQuietly } from "../core/fs.ts";
 import { type CallsAhead, partialCalls } from "./calls_ahead.ts";
@@ -137,13 +137,62 @@ export function startExport(store: RunStore, dir: string): void {
   worker.postMessage({ kind: "export", path: store.path, dir } satisfies ExportRequest);
 }
 
+/** Format of the log's calls file; a file noted in another format is written again. */
+const CALLS_FORMAT = 1;
+
+/** The note beside a log's `calls.jsonl` saying which calls it holds, so that an unchanged file is kept. */
+interface CallsNote {
+  format: number;
+  /** The store's calls ({@linkcode RunStore.callsMark}) when the file was written: their number, ... */
+  calls: number;
+  /** ... and the key of the last one stored. */
+  last: string | null;
+  /** The file's size and modification time then (an edited or replaced file is written again). */
+  bytes: number;
+  mtimeMs: number | null;
+}
+
+/** Path of the note {@linkcode CallsNote} of the calls file in `dir`. */
+export function callsNotePath(dir: string): string {
+  return `${dir}/.calls.jsonl.json`;
+}
+
+/**
+ * Whether `dir`'s calls file holds exactly the calls of `mark`, as its note says: the note's format, the calls'
+ * number and last key, and the file's size and modification time all match. The calls of a store are
+ * immutable and never deleted, so such a file is the one an export would write.
+ */
+async function callsFileCurrent(dir: string, mark: CallsMark): Promise<boolean> {
+  try {
+    const note = JSON.parse(await Deno.readTextFile(callsNotePath(dir))) as CallsNote;
+    const info = await Deno.stat(`${dir}/calls.jsonl`);
+    return note.format === CALLS_FORMAT && note.calls === mark.calls && note.last === mark.last &&
+      note.bytes === info.size && note.mtimeMs === (info.mtime?.getTime() ?? null);
+  } catch {
+    return false;
+  }
+}
+
+/** Notes that `dir`'s calls file, just written, holds the calls of `mark` ({@linkcode CallsNote}). */
+async function noteCallsFile(dir: string, mark: CallsMark): Promise<void> {
+  const info = await Deno.stat(`${dir}/calls.jsonl`);
+  const note: CallsNote = {
+    format: CALLS_FORMAT,
+    ...mark,
+    bytes: info.size,
+    mtimeMs: info.mtime?.getTime() ?? null,
+  };
+  await Deno.writeTextFile(callsNotePath(dir), JSON.stringify(note) + "\n");
+}
+
 /**
  * Writes `calls.jsonl`, `outputs.jsonl`, `scores.jsonl` and `events.jsonl` of `store` into `dir`, each streamed
  * from the store (the calls in time order a row at a time, the rest a page of rows at a time), as JSON text
  * built from the stored columns; the calls file `calls` began is taken instead when it holds every call in
- * order. When {@linkcode startExport} started them for this store and directory and nothing was written to it
- * since, waits for those instead. A calls file left beside the store (by a worker that failed, or a run killed
- * outright) is removed.
+ * order, and the calls file already in `dir` is kept when its note says it holds exactly the store's calls (a
+ * resumed run that stored no call, or a second export). When {@linkcode startExport} started them for this
+ * store and directory and nothing was written to it since, waits for those instead. A calls file left beside
+ * the store (by a worker that failed, or a run killed outright) is removed.
  */
 export async function exportStore(store: RunStore, dir: string, calls?: CallsAhead): Promise<string[]> {
   const started = ahead.get(store);
@@ -156,11 +205,17 @@ export async function exportStore(store: RunStore, dir: string, calls?: CallsAhe
   const written: string[] = [];
   const callsPath = `${dir}/calls.jsonl`;
   try {
+    // Taken first: a call stored while the file is written makes the note older than the file, never newer.
+    const mark = store.callsMark();
     const finished = await calls?.finish();
-    // A log on another file system than the store's cannot take the file by a rename: it is written afresh.
-    const moved = finished !== undefined &&
-      await Deno.rename(finished, callsPath).then(() => true, () => false);
-    if (!moved) await writeJsonLines(callsPath, store.eachCallJson());
+    if (finished !== undefined || !await callsFileCurrent(dir, mark)) {
+      removeQuietly(callsNotePath(dir));
+      // A log on another file system than the store's cannot take the file by a rename: it is written afresh.
+      const moved = finished !== undefined &&
+        await Deno.rename(finished, callsPath).then(() => true, () => false);
+      if (!moved) await writeJsonLines(callsPath, store.eachCallJson());
+      await noteCallsFile(dir, mark);
+    }
   } finally {
     removePartial(store);
   }

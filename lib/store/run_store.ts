@@ -660,6 +660,18 @@ export class RunStore {
     }));
   }
 
+  /**
+   * What identifies the stored calls as a whole, cheaply: their number and the key of the last one stored. Calls
+   * are immutable and never deleted, so any call stored since changes it.
+   */
+  callsMark(): CallsMark {
+    this.flush();
+    const last = this.#prepare("SELECT key FROM calls ORDER BY rowid DESC LIMIT 1").get() as
+      | { key: string }
+      | undefined;
+    return { calls: this.callCount(), last: last ? String(last.key) : null };
+  }
+
   /** How many calls are stored. */
   callCount(): number {
     this.flush();
@@ -936,6 +948,14 @@ export class RunStore {
   #transaction(fn: () => void): void {
     this.#sqlite.transaction(fn);
   }
+}
+
+/** What identifies a store's calls as a whole ({@linkcode RunStore.callsMark}). */
+export interface CallsMark {
+  /** How many calls are stored. */
+  calls: number;
+  /** The key of the last call stored (`null` when there is none). */
+  last: string | null;
 }
 
 /** How an answer without a stored call ended: neither truncated nor refused (the SQL's LEFT JOIN). */
