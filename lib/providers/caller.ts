@@ -209,7 +209,7 @@ export class Caller {
     send: () => Promise<Reply>,
     condition?: string,
   ): Promise<CallResult> {
-    const stored = await this.store.findCall(key);
+    const stored = await this.store.findCall(key, request);
     if (stored) {
       this.stats.cached++;
       return { call: stored, cached: true };

@@ -186,7 +186,9 @@ export class RunStore {
   /** The last usage totals read, with the count of calls stored then (read again once a call is stored). */
   #usage: { calls: number; totals: UsageTotal[] } | undefined;
   /** The lookups {@linkcode findCall} has gathered and not answered yet, by key. */
-  #lookups: Map<string, PromiseWithResolvers<StoredCall | undefined>> | undefined;
+  #lookups:
+    | Map<string, PromiseWithResolvers<StoredCall | undefined> & { request: StoredCall["request"] }>
+    | undefined;
   #timer: ReturnType<typeof setTimeout> | undefined;
   /** The stored samples, in their order, when {@linkcode putSamples} was given exactly them. */
   #heldSamples: readonly Sample[] | undefined;
@@ -405,10 +407,12 @@ export class RunStore {
   }
 
   /**
-   * Returns the finished call with this key, if any, as {@linkcode getCall} does; the keys asked for within one
-   * turn of the event loop (the lookups of every conversation under way) are looked up together, in one query.
+   * Returns the finished call with this key, if any, as {@linkcode getCall} does, with `request` as its request:
+   * the key is the request's address, so the stored request is that one and is not read back (it is a call's
+   * largest column). The keys asked for within one turn of the event loop (the lookups of every conversation
+   * under way) are looked up together, in one query.
    */
-  findCall(key: string): Promise<StoredCall | undefined> {
+  findCall(key: string, request: StoredCall["request"]): Promise<StoredCall | undefined> {
     const queued = this.#queuedCalls.get(key);
     if (queued) return Promise.resolve(queued);
     if (!this.#lookups) {
@@ -416,7 +420,7 @@ export class RunStore {
       queueMicrotask(() => this.#lookUpCalls());
     }
     let lookup = this.#lookups.get(key);
-    if (!lookup) this.#lookups.set(key, lookup = Promise.withResolvers());
+    if (!lookup) this.#lookups.set(key, lookup = { ...Promise.withResolvers(), request });
     return lookup.promise;
   }
 
@@ -426,10 +430,12 @@ export class RunStore {
     this.#lookups = undefined;
     try {
       const found = new Map<string, StoredCall>();
-      const statement = this.#prepare("SELECT * FROM calls WHERE key IN (SELECT value FROM json_each(?))");
+      const statement = this.#prepare(
+        `SELECT ${CALL_COLUMNS_BUT_REQUEST} FROM calls WHERE key IN (SELECT value FROM json_each(?))`,
+      );
       for (const row of statement.iterate(JSON.stringify([...lookups.keys()]))) {
-        const call = rowToCall(row as Record<string, unknown>);
-        found.set(call.key, call);
+        const key = String(row.key);
+        found.set(key, rowToCall(row as Record<string, unknown>, lookups.get(key)!.request));
       }
       for (const [key, lookup] of lookups) lookup.resolve(this.#queuedCalls.get(key) ?? found.get(key));
     } catch (err) {
@@ -1055,12 +1061,17 @@ function rowToScore(r: Record<string, unknown>, name: (text: string) => string =
   };
 }
 
-function rowToCall(row: Record<string, unknown>): StoredCall {
+/** The columns of a stored call but its request ({@linkcode RunStore.findCall} is given the request). */
+const CALL_COLUMNS_BUT_REQUEST =
+  "key, role, model, text, finish_reason, usage, attempts, latency_ms, created_at, endpoint, condition, refusal, reasoning";
+
+/** A stored call from its row; `request`, when given, is its request instead of the row's column. */
+function rowToCall(row: Record<string, unknown>, request?: StoredCall["request"]): StoredCall {
   return {
     key: String(row.key),
     role: String(row.role),
     model: String(row.model),
-    request: JSON.parse(String(row.request)),
+    request: request ?? JSON.parse(String(row.request)),
     text: String(row.text),
     finishReason: row.finish_reason === null ? null : String(row.finish_reason),
     usage: row.usage === null ? null : JSON.parse(String(row.usage)),

@@ -1,0 +1,52 @@
+/**
+ * `RunStore.findCall`: the lookups of one turn of the event loop go in one query, each call comes back as
+ * `getCall` reads it, with the request it was asked with (its key is that request's address), and a call not
+ * committed yet is found too.
+ * @module
+ */
+import { assertEquals } from "@std/assert";
+import type { StoredCall } from "../lib/core/records.ts";
+import { withTempStore } from "./temp_store.ts";
+
+function call(key: string, extra: Partial<StoredCall> = {}): StoredCall {
+  return {
+    key,
+    role: "model",
+    model: "m",
+    request: { messages: [{ role: "user", content: `问 ${key}` }], params: { temperature: 0.5 } },
+    text: `答 ${key}`,
+    finishReason: "stop",
+    usage: { prompt: 3, completion: 2 },
+    attempts: 2,
+    latencyMs: 7.5,
+    createdAt: "2025-01-01T00:00:00Z",
+    endpoint: "host/v1",
+    condition: "cot",
+    ...extra,
+  };
+}
+
+Deno.test("findCall: every call of a turn found in one query, as getCall reads it, unknown keys undefined", async () => {
+  await withTempStore(async (store) => {
+    const stored = [
+      call("k1"),
+      call("k2", { refusal: "no", reasoning: "因为", finishReason: null, usage: null }),
+    ];
+    for (const c of stored) store.putCall(c);
+    store.flush();
+    const found = await Promise.all([
+      ...stored.map((c) => store.findCall(c.key, c.request)),
+      store.findCall("missing", call("missing").request),
+    ]);
+    assertEquals(found, [store.getCall("k1"), store.getCall("k2"), undefined]);
+    assertEquals(found[0], stored[0]);
+  });
+});
+
+Deno.test("findCall: a call queued and not committed yet is found as it was stored", async () => {
+  await withTempStore(async (store) => {
+    const queued = call("k3");
+    store.putCall(queued);
+    assertEquals(await store.findCall("k3", queued.request), queued);
+  });
+});
