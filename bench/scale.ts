@@ -561,15 +561,20 @@ async function main(): Promise<void> {
         },
       );
       if (!SKIP.has("rerun")) {
-        // Every call is in the store: the same command with --resume answers each from it.
-        const rerun = await evalCommand("one-call", data, memoryOut, ["--resume"]);
+        // Every call is in the store: the same command with --resume answers each from it. A few seconds'
+        // command moves by ±15% with the machine: three reruns, the median taken (each is in the report).
+        const reruns: CommandRun[] = [];
+        for (let i = 0; i < 3; i++) reruns.push(await evalCommand("one-call", data, memoryOut, ["--resume"]));
+        const rerun = median(reruns, (r) => r.seconds);
         const perSecond = round(MEMORY_N / rerun.seconds, 1);
-        report.rerun = { n: MEMORY_N, ...rerun, per_second: perSecond };
+        report.rerun = { n: MEMORY_N, ...rerun, per_second: perSecond, runs: reruns };
         log(`rerun ${MEMORY_N}`, report.rerun);
         goals.push({
-          goal: `rerun from the store at ${MEMORY_N}, whole command`,
+          goal: `rerun from the store at ${MEMORY_N}, whole command (median of 3)`,
           target: "≥ 10,000 samples/s",
-          value: `${perSecond} samples/s (${rerun.seconds} s, ${rerun.peak_rss_mb} MB)`,
+          value: `${perSecond} samples/s (${rerun.seconds} s, ${rerun.peak_rss_mb} MB; runs ${
+            reruns.map((r) => r.seconds).sort((a, b) => a - b).join(", ")
+          } s)`,
           previous: PREVIOUS.rerun,
           met: perSecond >= 10_000,
         });

@@ -433,7 +433,9 @@ export class RunStore {
       const statement = this.#prepare(
         `SELECT ${CALL_COLUMNS_BUT_REQUEST} FROM calls WHERE key IN (SELECT value FROM json_each(?))`,
       );
-      for (const row of statement.iterate(JSON.stringify([...lookups.keys()]))) {
+      // One `all()`: a turn's lookups are at most the conversations under way, and `iterate()` crosses into
+      // SQLite once per row (a replay of 33,735 calls took ~1.5x as long).
+      for (const row of statement.all(JSON.stringify([...lookups.keys()]))) {
         const key = String(row.key);
         found.set(key, rowToCall(row as Record<string, unknown>, lookups.get(key)!.request));
       }
