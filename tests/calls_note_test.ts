@@ -111,6 +111,21 @@ Deno.test("an edited calls file, a note of another format or no note has the cal
   );
 });
 
+Deno.test("a store made afresh with the same calls, stored at other times, has the calls file written again", async () => {
+  await withTempDir("calls-note", async (dir) => {
+    const log = `${dir}/log`;
+    await withTempStore(async (first) => {
+      for (let i = 0; i < 5; i++) first.putCall(call(`k${i}`, i));
+      await exportStore(first, log);
+    });
+    await withTempStore(async (again) => {
+      for (let i = 0; i < 5; i++) again.putCall(call(`k${i}`, 10 + i));
+      assertEquals(await callReads(again, () => exportStore(again, log)), 1);
+      assertEquals(await Deno.readTextFile(`${log}/calls.jsonl`), await freshCalls(again, dir));
+    });
+  });
+});
+
 Deno.test("the calls file of a store with no calls is noted, kept, then written again once a call is stored", async () => {
   await withTempStore((store) =>
     withTempDir("calls-note", async (dir) => {

@@ -1,10 +1,11 @@
 /**
- * `RunStore.findCall`: the lookups of one turn of the event loop go in one query, each call comes back as
- * `getCall` reads it, with the request it was asked with (its key is that request's address), and a call not
- * committed yet is found too.
+ * `RunStore.findCall`: the lookups of one turn of the event loop are answered together, each call as `getCall`
+ * reads it but with the request it was asked with (its key is that request's address: the stored request is
+ * not read back), and a call not committed yet is found too.
  * @module
  */
 import { assertEquals } from "@std/assert";
+import { DatabaseSync } from "node:sqlite";
 import type { StoredCall } from "../lib/core/records.ts";
 import { withTempStore } from "./temp_store.ts";
 
@@ -26,7 +27,7 @@ function call(key: string, extra: Partial<StoredCall> = {}): StoredCall {
   };
 }
 
-Deno.test("findCall: every call of a turn found in one query, as getCall reads it, unknown keys undefined", async () => {
+Deno.test("findCall: the calls of a turn found together, as getCall reads them, unknown keys undefined", async () => {
   await withTempStore(async (store) => {
     const stored = [
       call("k1"),
@@ -48,5 +49,22 @@ Deno.test("findCall: a call queued and not committed yet is found as it was stor
     const queued = call("k3");
     store.putCall(queued);
     assertEquals(await store.findCall("k3", queued.request), queued);
+  });
+});
+
+Deno.test("findCall: the request is the one asked with, not read back from the store", async () => {
+  await withTempStore(async (store) => {
+    const stored = call("k4");
+    store.putCall(stored);
+    store.flush();
+    const db = new DatabaseSync(store.path);
+    try {
+      db.prepare("UPDATE calls SET request = ? WHERE key = ?").run('{"messages":[],"params":{}}', "k4");
+    } finally {
+      db.close();
+    }
+    const found = await store.findCall("k4", stored.request);
+    assertEquals(found?.request, stored.request);
+    assertEquals(store.getCall("k4")?.request, { messages: [], params: {} });
   });
 });

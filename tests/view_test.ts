@@ -67,6 +67,7 @@ let workFolder: string | undefined;
 // The runs and the viewer are shared by the tests of this file and removed when they are done.
 globalThis.addEventListener("unload", () => {
   if (workFolder) Deno.removeSync(workFolder, { recursive: true });
+  if (shotsDir && shotsDir !== DOC_SHOTS) Deno.removeSync(shotsDir, { recursive: true });
 });
 
 /** Runs the four offline evaluations and writes their viewer once; returns the work folder. */
@@ -160,12 +161,19 @@ async function shownIds(page: Page): Promise<string[]> {
   );
 }
 
-/** Where the screenshots go: docs/img only when asked for (MEDEVAL_DOC_SCREENSHOTS=1), else a temporary folder. */
+/** Where the documentation's screenshots are (docs/viewer.md shows them). */
+const DOC_SHOTS = `${ROOT}docs/img`;
+/** The folder this test run's screenshots go into, once the first is taken. */
 let shotsDir: string | undefined;
+
+/**
+ * Returns the path of the screenshot `name`: in docs/img only when asked for (MEDEVAL_DOC_SCREENSHOTS=1), else
+ * in a temporary folder removed when the tests are done.
+ */
 async function shotPath(name: string): Promise<`${string}.png`> {
   if (shotsDir === undefined) {
     shotsDir = Deno.env.get("MEDEVAL_DOC_SCREENSHOTS") === "1"
-      ? `${ROOT}docs/img`
+      ? DOC_SHOTS
       : await Deno.makeTempDir({ prefix: "medeval-viewer-shots-" });
     await Deno.mkdir(shotsDir, { recursive: true });
   }

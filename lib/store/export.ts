@@ -137,18 +137,23 @@ export function startExport(store: RunStore, dir: string): void {
   worker.postMessage({ kind: "export", path: store.path, dir } satisfies ExportRequest);
 }
 
-/** Format of the log's calls file; a file noted in another format is written again. */
+/**
+ * Format of the log's calls file (its order and each line, `CALLS_IN_ORDER` and `callJson` of run_store.ts); a
+ * file noted in another format is written again, so a change to either must change this number.
+ */
 const CALLS_FORMAT = 1;
 
-/** The note beside a log's `calls.jsonl` saying which calls it holds, so that an unchanged file is kept. */
-interface CallsNote {
+/**
+ * The note beside a log's `calls.jsonl` saying which calls it holds, so that an unchanged file is kept. An edit
+ * of the file is seen by its size and modification time: on a file system whose times are coarse (FAT, some
+ * network shares) an edit of the same size within the same tick is not.
+ */
+interface CallsNote extends CallsMark {
+  /** {@linkcode CALLS_FORMAT} when the file was written. */
   format: number;
-  /** The store's calls ({@linkcode RunStore.callsMark}) when the file was written: their number, ... */
-  calls: number;
-  /** ... and the key of the last one stored. */
-  last: string | null;
-  /** The file's size and modification time then (an edited or replaced file is written again). */
+  /** The file's size in bytes when it was written. */
   bytes: number;
+  /** The file's modification time then (epoch milliseconds; `null` where the file system keeps none). */
   mtimeMs: number | null;
 }
 
@@ -159,7 +164,7 @@ export function callsNotePath(dir: string): string {
 
 /**
  * Whether `dir`'s calls file holds exactly the calls of `mark`, as its note says: the note's format, the calls'
- * number and last key, and the file's size and modification time all match. The calls of a store are
+ * number, last key and its storage time, and the file's size and modification time all match. The calls of a store are
  * immutable and never deleted, so such a file is the one an export would write.
  */
 async function callsFileCurrent(dir: string, mark: CallsMark): Promise<boolean> {
@@ -167,7 +172,8 @@ async function callsFileCurrent(dir: string, mark: CallsMark): Promise<boolean> 
     const note = JSON.parse(await Deno.readTextFile(callsNotePath(dir))) as CallsNote;
     const info = await Deno.stat(`${dir}/calls.jsonl`);
     return note.format === CALLS_FORMAT && note.calls === mark.calls && note.last === mark.last &&
-      note.bytes === info.size && note.mtimeMs === (info.mtime?.getTime() ?? null);
+      note.lastAt === mark.lastAt && note.bytes === info.size &&
+      note.mtimeMs === (info.mtime?.getTime() ?? null);
   } catch {
     return false;
   }

@@ -68,6 +68,8 @@ export interface UsageTotal {
  * The calls in the order exports list them (by time, then key). No index serves this order, so the calls are
  * sorted once and read row by row (a page at a time would sort them again for every page).
  */
+// The log's calls file is in this order, each line `callJson`'s: a change to either is a new `CALLS_FORMAT`
+// (lib/store/export.ts), or the calls file a note says is current is kept in the old form.
 const CALLS_IN_ORDER = "SELECT * FROM calls ORDER BY created_at, key";
 
 /**
@@ -676,15 +678,21 @@ export class RunStore {
   }
 
   /**
-   * What identifies the stored calls as a whole, cheaply: their number and the key of the last one stored. Calls
-   * are immutable and never deleted, so any call stored since changes it.
+   * What identifies the stored calls as a whole, cheaply, in one read: their number and the key and storage time
+   * of the last one stored. Calls are immutable and never deleted, so any call stored since changes it; and a
+   * store made afresh for the same run (the same keys) stored its calls at other times.
    */
   callsMark(): CallsMark {
     this.flush();
-    const last = this.#prepare("SELECT key FROM calls ORDER BY rowid DESC LIMIT 1").get() as
-      | { key: string }
-      | undefined;
-    return { calls: this.callCount(), last: last ? String(last.key) : null };
+    const row = this.#prepare(
+      "SELECT (SELECT COUNT(*) FROM calls) AS calls, key, created_at FROM " +
+        "(SELECT NULL) LEFT JOIN (SELECT key, created_at FROM calls ORDER BY rowid DESC LIMIT 1)",
+    ).get() as { calls: number; key: string | null; created_at: string | null };
+    return {
+      calls: Number(row.calls),
+      last: row.key === null ? null : String(row.key),
+      lastAt: row.created_at === null ? null : String(row.created_at),
+    };
   }
 
   /** How many calls are stored. */
@@ -971,6 +979,8 @@ export interface CallsMark {
   calls: number;
   /** The key of the last call stored (`null` when there is none). */
   last: string | null;
+  /** When the last call was stored (`null` when there is none). */
+  lastAt: string | null;
 }
 
 /** How an answer without a stored call ended: neither truncated nor refused (the SQL's LEFT JOIN). */
