@@ -411,7 +411,9 @@ export class RunStore {
   /**
    * Returns the finished call with this key, if any, as {@linkcode getCall} does, with `request` as its request:
    * the key is the request's address, so the stored request is that one and is not read back (it is a call's
-   * largest column). The keys asked for within one turn of the event loop (the lookups of every conversation
+   * largest column). It is the caller's own object, not a copy, and keeps keys whose value is `undefined`,
+   * which the stored JSON drops; whatever reads a call's request as stored reads it through `getCall` or
+   * `eachCall`. The keys asked for within one turn of the event loop (the lookups of every conversation
    * under way) are looked up together, in one query.
    */
   findCall(key: string, request: StoredCall["request"]): Promise<StoredCall | undefined> {
