@@ -5,6 +5,7 @@
 import type { CallsMark, RunStore } from "./run_store.ts";
 import { JsonLinesFile, writeLineBytes } from "./jsonl_file.ts";
 import { removeQuietly } from "../core/fs.ts";
+import { readTextStrict } from "../core/text_file.ts";
 import { type CallsAhead, partialCalls } from "./calls_ahead.ts";
 
 /** Returns `rows` as JSON Lines text (one JSON object per line, trailing newline). */
@@ -169,7 +170,7 @@ export function callsNotePath(dir: string): string {
  */
 async function callsFileCurrent(dir: string, mark: CallsMark): Promise<boolean> {
   try {
-    const note = JSON.parse(await Deno.readTextFile(callsNotePath(dir))) as CallsNote;
+    const note = JSON.parse(await readTextStrict(callsNotePath(dir))) as CallsNote;
     const info = await Deno.stat(`${dir}/calls.jsonl`);
     return note.format === CALLS_FORMAT && note.calls === mark.calls && note.last === mark.last &&
       note.lastAt === mark.lastAt && note.bytes === info.size &&
