@@ -50,65 +50,65 @@ async function freshCalls(store: RunStore, dir: string): Promise<string> {
   return await Deno.readTextFile(`${dir}/fresh/calls.jsonl`);
 }
 
-Deno.test("a second export keeps the calls file that holds every call, and writes the rest", async () => {
+/**
+ * Runs `fn` with a store holding five calls (k0–k4) exported once into `log` (checked: that export reads the
+ * calls), under a temporary directory `dir`.
+ */
+async function withExportedStore(fn: (store: RunStore, log: string, dir: string) => Promise<void>) {
   await withTempStore((store) =>
     withTempDir("calls-note", async (dir) => {
       for (let i = 0; i < 5; i++) store.putCall(call(`k${i}`, i));
       const log = `${dir}/log`;
       assertEquals(await callReads(store, () => exportStore(store, log)), 1);
-      const first = await Deno.stat(`${log}/calls.jsonl`);
-      store.logEvent("resume", { at: "now" });
-      assertEquals(await callReads(store, () => exportStore(store, log)), 0);
-      const second = await Deno.stat(`${log}/calls.jsonl`);
-      assertEquals(second.mtime?.getTime(), first.mtime?.getTime());
-      assertEquals(await Deno.readTextFile(`${log}/calls.jsonl`), await freshCalls(store, dir));
-      // The other files are written each time: the event stored since is in the log.
-      assert((await Deno.readTextFile(`${log}/events.jsonl`)).includes('"resume"'));
+      await fn(store, log, dir);
     })
   );
+}
+
+Deno.test("a second export keeps the calls file that holds every call, and writes the rest", async () => {
+  await withExportedStore(async (store, log, dir) => {
+    const first = await Deno.stat(`${log}/calls.jsonl`);
+    store.logEvent("resume", { at: "now" });
+    assertEquals(await callReads(store, () => exportStore(store, log)), 0);
+    const second = await Deno.stat(`${log}/calls.jsonl`);
+    assertEquals(second.mtime?.getTime(), first.mtime?.getTime());
+    assertEquals(await Deno.readTextFile(`${log}/calls.jsonl`), await freshCalls(store, dir));
+    // The other files are written each time: the event stored since is in the log.
+    assert((await Deno.readTextFile(`${log}/events.jsonl`)).includes('"resume"'));
+  });
 });
 
 Deno.test("a call stored since the calls file was written has it written again, with that call", async () => {
-  await withTempStore((store) =>
-    withTempDir("calls-note", async (dir) => {
-      for (let i = 0; i < 5; i++) store.putCall(call(`k${i}`, i));
-      const log = `${dir}/log`;
-      await exportStore(store, log);
-      store.putCall(call("k-late", 9));
-      assertEquals(await callReads(store, () => exportStore(store, log)), 1);
-      const text = await Deno.readTextFile(`${log}/calls.jsonl`);
-      assert(text.includes("k-late"));
-      assertEquals(text, await freshCalls(store, dir));
-    })
-  );
+  await withExportedStore(async (store, log, dir) => {
+    store.putCall(call("k-late", 9));
+    assertEquals(await callReads(store, () => exportStore(store, log)), 1);
+    const text = await Deno.readTextFile(`${log}/calls.jsonl`);
+    assert(text.includes("k-late"));
+    assertEquals(text, await freshCalls(store, dir));
+  });
 });
 
 Deno.test("an edited calls file, a note of another format or no note has the calls file written again", async () => {
-  await withTempStore((store) =>
-    withTempDir("calls-note", async (dir) => {
-      for (let i = 0; i < 5; i++) store.putCall(call(`k${i}`, i));
-      const log = `${dir}/log`;
-      await exportStore(store, log);
-      const expected = await Deno.readTextFile(`${log}/calls.jsonl`);
+  await withExportedStore(async (store, log) => {
+    const expected = await Deno.readTextFile(`${log}/calls.jsonl`);
 
-      // Edited in place: its size (and time) no longer match the note.
-      await Deno.writeTextFile(`${log}/calls.jsonl`, expected.replace("a k1", "a k1 edited"));
-      assertEquals(await callReads(store, () => exportStore(store, log)), 1);
-      assertEquals(await Deno.readTextFile(`${log}/calls.jsonl`), expected);
+    // Edited in place: its size (and time) no longer match the note.
+    await Deno.writeTextFile(`${log}/calls.jsonl`, expected.replace("a k1", "a k1 edited"));
+    assertEquals(await callReads(store, () => exportStore(store, log)), 1);
+    assertEquals(await Deno.readTextFile(`${log}/calls.jsonl`), expected);
 
-      // A note of another format.
-      const note = JSON.parse(await Deno.readTextFile(callsNotePath(log)));
-      await Deno.writeTextFile(callsNotePath(log), JSON.stringify({ ...note, format: note.format + 1 }));
-      assertEquals(await callReads(store, () => exportStore(store, log)), 1);
+    // A note of another format.
+    const note = JSON.parse(await Deno.readTextFile(callsNotePath(log)));
+    await Deno.writeTextFile(callsNotePath(log), JSON.stringify({ ...note, format: note.format + 1 }));
+    assertEquals(await callReads(store, () => exportStore(store, log)), 1);
 
-      // No note, or one that is not JSON.
-      await Deno.remove(callsNotePath(log));
-      assertEquals(await callReads(store, () => exportStore(store, log)), 1);
-      await Deno.writeTextFile(callsNotePath(log), "{");
-      assertEquals(await callReads(store, () => exportStore(store, log)), 1);
-      assertEquals(await Deno.readTextFile(`${log}/calls.jsonl`), expected);
-    })
-  );
+    // No note, or one that is not JSON.
+    await Deno.remove(callsNotePath(log));
+    assertEquals(await callReads(store, () => exportStore(store, log)), 1);
+    await Deno.writeTextFile(callsNotePath(log), "{");
+    assertEquals(await callReads(store, () => exportStore(store, log)), 1);
+    assertEquals(await Deno.readTextFile(`${log}/calls.jsonl`), expected);
+  });
 });
 
 Deno.test("a store made afresh with the same calls, stored at other times, has the calls file written again", async () => {

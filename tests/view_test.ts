@@ -5,8 +5,8 @@
  * would: the runs page, a filter, a search in Chinese and in Persian, a sample page, a comparison of two runs
  * and an item side by side. Expected values come from the runs' own files, never from the viewer. The test
  * run takes a screenshot of each page; with MEDEVAL_DOC_SCREENSHOTS=1 they replace docs/img/viewer-*.png (shown
- * in docs/viewer.md), otherwise they go to a temporary folder so a test run leaves the repository as it was. Without Chromium
- * the browser tests are reported as ignored, with the reason in their name.
+ * in docs/viewer.md), otherwise they go to a temporary folder, so that a test run leaves the repository as it
+ * was. Without Chromium the browser tests are reported as ignored, with the reason in their name.
  * @module
  */
 /// <reference lib="dom" />

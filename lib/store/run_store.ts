@@ -66,10 +66,10 @@ export interface UsageTotal {
 
 /**
  * The calls in the order exports list them (by time, then key). No index serves this order, so the calls are
- * sorted once and read row by row (a page at a time would sort them again for every page).
+ * sorted once and read row by row (a page at a time would sort them again for every page). The log's calls file
+ * is in this order, each line `callJson`'s: a change to either is a new `CALLS_FORMAT` (lib/store/export.ts),
+ * or a calls file its note says is current is kept in the old form.
  */
-// The log's calls file is in this order, each line `callJson`'s: a change to either is a new `CALLS_FORMAT`
-// (lib/store/export.ts), or the calls file a note says is current is kept in the old form.
 const CALLS_IN_ORDER = "SELECT * FROM calls ORDER BY created_at, key";
 
 /**
@@ -686,9 +686,9 @@ export class RunStore {
    */
   callsMark(): CallsMark {
     this.flush();
+    const last = "FROM calls ORDER BY rowid DESC LIMIT 1";
     const row = this.#prepare(
-      "SELECT (SELECT COUNT(*) FROM calls) AS calls, key, created_at FROM " +
-        "(SELECT NULL) LEFT JOIN (SELECT key, created_at FROM calls ORDER BY rowid DESC LIMIT 1)",
+      `SELECT (SELECT COUNT(*) FROM calls) AS calls, (SELECT key ${last}) AS key, (SELECT created_at ${last}) AS created_at`,
     ).get() as { calls: number; key: string | null; created_at: string | null };
     return {
       calls: Number(row.calls),
