@@ -61,12 +61,16 @@ async function runShards(config: EvalConfig, n: number, root: string): Promise<s
   return dirs;
 }
 
-/** Returns every output file of a run directory (not its store, not its log) as text, by relative path. */
+/**
+ * Returns every output file of a run directory as text, by relative path: not its store, not its log, and not
+ * the notes beside each `samples.jsonl` (they name the store they were derived from, and the file's time).
+ */
 async function outputFiles(dir: string): Promise<Map<string, string>> {
   const files = new Map<string, string>();
   for await (const path of walkFiles(dir)) {
     const relative = path.slice(dir.length + 1);
     if (relative.startsWith("run.sqlite") || relative.startsWith("log/")) continue;
+    if (relative.endsWith(".samples.jsonl.json")) continue;
     files.set(relative, await Deno.readTextFile(path));
   }
   return files;

@@ -9,8 +9,69 @@ import type { Sample } from "../core/sample.ts";
 import type { StoredOutput, StoredScore } from "../core/records.ts";
 import { compareScores } from "../store/held_view.ts";
 import { type RunStore, scoreRowJson } from "../store/run_store.ts";
+import { fileIsNoted, type FileMark, noteFile } from "../store/file_note.ts";
+import { writeJsonLines } from "../store/export.ts";
+import { digestHex } from "../core/hash.ts";
 import { JsonLinesFile } from "../store/jsonl_file.ts";
 import { removeQuietly } from "../core/fs.ts";
+
+/**
+ * Format of a `samples.jsonl` row ({@linkcode sampleRowJson}, and `scoreRowJson` of run_store.ts for its
+ * scores): a file noted in another format is written again, so a change to either must change this number
+ * (tests/sample_rows_note_test.ts pins a row of each format).
+ */
+export const SAMPLE_ROWS_FORMAT = 1;
+
+/** Path of the note beside the `samples.jsonl` in `dir` (lib/store/file_note.ts) saying what its rows are of. */
+export function sampleRowsNotePath(dir: string): string {
+  return `${dir}/.samples.jsonl.json`;
+}
+
+/**
+ * What a condition's `samples.jsonl` is derived from, as its note records it: the row format, the condition,
+ * the store's `rowsMark()` (its name, and every row of its samples, outputs and scores ever written,
+ * replaced or deleted) and the SHA-256 of the samples' ids and inputs as the condition asked them (`asked`, which
+ * the rows show and the store does not hold). `undefined` when the store keeps no count (read-only, of an
+ * earlier version): such a file is always written.
+ */
+export async function sampleRowsMark(
+  store: RunStore,
+  condition: string,
+  asked: readonly Sample[] | undefined,
+): Promise<FileMark | undefined> {
+  const rows = store.rowsMark();
+  if (!rows) return undefined;
+  const inputs = JSON.stringify(asked?.map((s) => [s.id, s.input]) ?? null);
+  const digest = await digestHex(new TextEncoder().encode(inputs));
+  return { format: SAMPLE_ROWS_FORMAT, condition, store: rows.store, rows: rows.rows, asked: digest };
+}
+
+/**
+ * Writes the `samples.jsonl` of `condition` into `dir`, and its note: the rows written ahead as it was evaluated
+ * (`ahead`, {@linkcode SampleRowsAhead}) are moved into place; else the rows are read from the store
+ * ({@linkcode eachSampleRowJson}), unless the file there is noted as derived from the store's rows as they are
+ * now and from the same inputs (`asked`), as after a rerun that stored nothing new: that file is kept. Returns
+ * how the file came to be.
+ */
+export async function writeSampleRows(
+  dir: string,
+  store: RunStore,
+  condition: string,
+  asked: readonly Sample[] | undefined,
+  ahead?: string,
+): Promise<"moved" | "written" | "kept"> {
+  const path = `${dir}/samples.jsonl`;
+  const notePath = sampleRowsNotePath(dir);
+  const mark = await sampleRowsMark(store, condition, asked);
+  if (ahead === undefined && mark && await fileIsNoted(path, notePath, mark)) return "kept";
+  removeQuietly(notePath);
+  // On another file system, say, the rows written ahead cannot be moved: they are read from the store instead.
+  const moved = ahead !== undefined &&
+    await Deno.rename(ahead, path).then(() => true, () => (removeQuietly(ahead), false));
+  if (!moved) await writeJsonLines(path, eachSampleRowJson(store, condition, asked));
+  if (mark) await noteFile(path, notePath, mark);
+  return moved ? "moved" : "written";
+}
 
 /** Samples whose outputs and scores {@linkcode eachSampleRowJson} reads at once. */
 const SAMPLE_ROWS_PAGE = 1024;

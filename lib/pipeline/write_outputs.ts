@@ -15,7 +15,7 @@ import {
   lengthBuckets,
   type LengthMeasure,
 } from "../analysis/buckets.ts";
-import { removeQuietly, safeName } from "../core/fs.ts";
+import { safeName } from "../core/fs.ts";
 import type { Sample } from "../core/sample.ts";
 import type { Task } from "../core/task.ts";
 import { pairedTable } from "../report/ablation_report.ts";
@@ -26,9 +26,9 @@ import { intervalLines, namedOutcomesLine, outcomesLines, writeTable } from "../
 import { designOf } from "../report/summary.ts";
 import { summaryOutcomesLine } from "../report/outcomes_note.ts";
 import { type Table } from "../core/report_spec.ts";
-import { exportStore, writeJsonLines } from "../store/export.ts";
+import { exportStore } from "../store/export.ts";
 import { type CompletenessCounts, partialRunNote } from "./completeness.ts";
-import { eachSampleRowJson } from "./sample_rows.ts";
+import { writeSampleRows } from "./sample_rows.ts";
 import type { RunStore } from "../store/run_store.ts";
 
 /** What one condition of a run produced. */
@@ -73,24 +73,16 @@ export interface RunOutputs {
   render: boolean;
 }
 
+/**
+ * Writes a condition's `summary.json` and `samples.jsonl` into `dir` (the rows as {@linkcode writeSampleRows}
+ * writes or keeps them).
+ */
 async function writeSummary(dir: string, store: RunStore, result: ConditionResult): Promise<void> {
   // Checked once per summary: zod's interpreter, not the parser it would compile first (~6 -> ~3.5 ms cold).
   SummarySchema.parse(result.summary, { jitless: true });
   await Deno.mkdir(dir, { recursive: true });
   await Deno.writeTextFile(`${dir}/summary.json`, JSON.stringify(result.summary, null, 2) + "\n");
-  if (result.rowsFile) {
-    try {
-      await Deno.rename(result.rowsFile, `${dir}/samples.jsonl`);
-      return;
-    } catch {
-      // Another file system, say: the rows are read from the store instead.
-      removeQuietly(result.rowsFile);
-    }
-  }
-  await writeJsonLines(
-    `${dir}/samples.jsonl`,
-    eachSampleRowJson(store, result.condition.name, result.samples),
-  );
+  await writeSampleRows(dir, store, result.condition.name, result.samples, result.rowsFile);
 }
 
 /** Returns the tables and figures that compare conditions and length buckets. */

@@ -5,7 +5,7 @@
 import type { CallsMark, RunStore } from "./run_store.ts";
 import { JsonLinesFile, writeLineBytes } from "./jsonl_file.ts";
 import { removeQuietly } from "../core/fs.ts";
-import { readTextStrict } from "../core/text_file.ts";
+import { fileIsNoted, type FileMark, noteFile } from "./file_note.ts";
 import { type CallsAhead, partialCalls } from "./calls_ahead.ts";
 
 /** Returns `rows` as JSON Lines text (one JSON object per line, trailing newline). */
@@ -144,52 +144,18 @@ export function startExport(store: RunStore, dir: string): void {
  */
 const CALLS_FORMAT = 1;
 
-/**
- * The note beside a log's `calls.jsonl` saying which calls it holds, so that an unchanged file is kept. An edit
- * of the file is seen by its size and modification time: on a file system whose times are coarse (FAT, some
- * network shares) an edit of the same size within the same tick is not.
- */
-interface CallsNote extends CallsMark {
-  /** {@linkcode CALLS_FORMAT} when the file was written. */
-  format: number;
-  /** The file's size in bytes when it was written. */
-  bytes: number;
-  /** The file's modification time then (epoch milliseconds; `null` where the file system keeps none). */
-  mtimeMs: number | null;
-}
-
-/** Path of the note {@linkcode CallsNote} of the calls file in `dir`. */
+/** Path of the note beside the calls file in `dir` (lib/store/file_note.ts) saying which calls it holds. */
 export function callsNotePath(dir: string): string {
   return `${dir}/.calls.jsonl.json`;
 }
 
 /**
- * Whether `dir`'s calls file holds exactly the calls of `mark`, as its note says: the note's format, the calls'
- * number, last key and its storage time, and the file's size and modification time all match. The calls of a store are
- * immutable and never deleted, so such a file is the one an export would write.
+ * What the calls file holds, as its note records it: the format and the store's {@linkcode CallsMark} (the
+ * calls' number, last key and its storage time). The calls of a store are immutable and never deleted, so a
+ * file noted with the store's mark is the one an export would write.
  */
-async function callsFileCurrent(dir: string, mark: CallsMark): Promise<boolean> {
-  try {
-    const note = JSON.parse(await readTextStrict(callsNotePath(dir))) as CallsNote;
-    const info = await Deno.stat(`${dir}/calls.jsonl`);
-    return note.format === CALLS_FORMAT && note.calls === mark.calls && note.last === mark.last &&
-      note.lastAt === mark.lastAt && note.bytes === info.size &&
-      note.mtimeMs === (info.mtime?.getTime() ?? null);
-  } catch {
-    return false;
-  }
-}
-
-/** Notes that `dir`'s calls file, just written, holds the calls of `mark` ({@linkcode CallsNote}). */
-async function noteCallsFile(dir: string, mark: CallsMark): Promise<void> {
-  const info = await Deno.stat(`${dir}/calls.jsonl`);
-  const note: CallsNote = {
-    format: CALLS_FORMAT,
-    ...mark,
-    bytes: info.size,
-    mtimeMs: info.mtime?.getTime() ?? null,
-  };
-  await Deno.writeTextFile(callsNotePath(dir), JSON.stringify(note) + "\n");
+function callsFileMark(mark: CallsMark): FileMark {
+  return { format: CALLS_FORMAT, ...mark };
 }
 
 /**
@@ -213,15 +179,15 @@ export async function exportStore(store: RunStore, dir: string, calls?: CallsAhe
   const callsPath = `${dir}/calls.jsonl`;
   try {
     // Taken first: a call stored while the file is written makes the note older than the file, never newer.
-    const mark = store.callsMark();
+    const mark = callsFileMark(store.callsMark());
     const finished = await calls?.finish();
-    if (finished !== undefined || !await callsFileCurrent(dir, mark)) {
+    if (finished !== undefined || !await fileIsNoted(callsPath, callsNotePath(dir), mark)) {
       removeQuietly(callsNotePath(dir));
       // A log on another file system than the store's cannot take the file by a rename: it is written afresh.
       const moved = finished !== undefined &&
         await Deno.rename(finished, callsPath).then(() => true, () => false);
       if (!moved) await writeJsonLines(callsPath, store.eachCallJson());
-      await noteCallsFile(dir, mark);
+      await noteFile(callsPath, callsNotePath(dir), mark);
     }
   } finally {
     removePartial(store);

@@ -42,6 +42,7 @@ CREATE TABLE IF NOT EXISTS scores (
   detail TEXT, PRIMARY KEY (sample_id, condition, scorer, judge, run));
 CREATE TABLE IF NOT EXISTS events (
   id INTEGER PRIMARY KEY AUTOINCREMENT, at TEXT NOT NULL, kind TEXT NOT NULL, detail TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS changes (one INTEGER PRIMARY KEY CHECK (one = 1), store TEXT NOT NULL, rows INTEGER NOT NULL);
 `;
 
 /** Token use of a group of stored calls (see {@linkcode RunStore.usageTotals}). */
@@ -180,7 +181,9 @@ export class RunStore {
   readonly path: string;
   readonly #sqlite: SqliteConnection;
   /** Writes not committed yet, in the order they were made. */
-  #queue: { statement: StatementSync; values: (string | number | null)[] }[] = [];
+  #queue: { statement: StatementSync; values: (string | number | null)[]; counted: boolean }[] = [];
+  /** Rows of samples, outputs and scores changed in the transaction under way ({@linkcode rowsMark}). */
+  #rowChanges = 0;
   /** Calls among the queued writes, by key, so {@linkcode getCall} sees them before they are committed. */
   readonly #queuedCalls = new Map<string, StoredCall>();
   /** Calls stored through this store so far (what {@linkcode usageTotals} was last read at is compared with). */
@@ -220,6 +223,10 @@ export class RunStore {
     this.#migrateScores();
     this.#sqlite.db.exec(SCHEMA);
     this.#migrateOutputs();
+    // The store's own name, so that a store made afresh is never taken for this one at the same count.
+    this.#prepare("INSERT OR IGNORE INTO changes (one, store, rows) VALUES (1, ?, 0)").run(
+      crypto.randomUUID(),
+    );
   }
 
   /**
@@ -244,10 +251,13 @@ export class RunStore {
     return this.#sqlite.prepare(sql);
   }
 
-  /** Queues one write; it is committed within {@linkcode WRITE_DELAY_MS}, or at once when the queue is full. */
-  #write(sql: string, values: (string | number | null)[]): void {
+  /**
+   * Queues one write; it is committed within {@linkcode WRITE_DELAY_MS}, or at once when the queue is full.
+   * `counted`: a write of an output or a score, whose changed rows {@linkcode rowsMark} counts.
+   */
+  #write(sql: string, values: (string | number | null)[], counted = false): void {
     this.#writes++;
-    this.#queue.push({ statement: this.#prepare(sql), values });
+    this.#queue.push({ statement: this.#prepare(sql), values, counted });
     if (this.#queue.length >= WRITE_BATCH) this.flush();
     else this.#timer ??= setTimeout(() => this.#commit(true), WRITE_DELAY_MS);
   }
@@ -278,7 +288,10 @@ export class RunStore {
       const queue = this.#queue;
       this.#queue = [];
       this.#transaction(() => {
-        for (const { statement, values } of queue) statement.run(...values);
+        for (const { statement, values, counted } of queue) {
+          const { changes } = statement.run(...values);
+          if (counted) this.#rowChanges += Number(changes);
+        }
         if (slice) this.#writeSamples(SAMPLES_PER_FLUSH);
       });
       this.#queuedCalls.clear();
@@ -288,8 +301,9 @@ export class RunStore {
 
   /** Stores `sample` at `position` unless a sample of its id is stored already. */
   #insertSample(sample: Sample, position: number): void {
-    this.#prepare("INSERT OR IGNORE INTO samples (id, position, data) VALUES (?, ?, ?)")
+    const { changes } = this.#prepare("INSERT OR IGNORE INTO samples (id, position, data) VALUES (?, ?, ?)")
       .run(sample.id, position, JSON.stringify(sample));
+    this.#rowChanges += Number(changes);
   }
 
   /** Writes up to `count` of the samples not written yet, in their order. */
@@ -352,7 +366,7 @@ export class RunStore {
       // is written at once, so that a store whose run stopped before the others were is seen to lack them
       // (its positions have a gap: see eachSample).
       const last = samples.length - 1;
-      this.#insertSample(samples[last], last);
+      this.#transaction(() => this.#insertSample(samples[last], last));
       this.#heldSamples = samples;
       this.#unwritten = last > 0 ? { samples: samples.slice(0, last), next: 0 } : undefined;
       if (this.#unwritten) this.#timer ??= setTimeout(() => this.#commit(true), WRITE_DELAY_MS);
@@ -680,6 +694,26 @@ export class RunStore {
   }
 
   /**
+   * What identifies the store's samples, outputs and scores as a whole, in one read: the store's name (made when
+   * it was created) and how many rows were written to, replaced in or deleted from those tables since, counted
+   * in the transactions that changed them (every write goes through this class; a trigger per row cost ~3.4 µs,
+   * ~0.35 s of a 33,735-sample run). `undefined` for a store opened read-only that predates the count.
+   */
+  rowsMark(): RowsMark | undefined {
+    this.flush();
+    // Samples still to be written behind the run are written now, so that the mark is the one the store keeps.
+    this.#writeAllSamples();
+    try {
+      const row = this.#prepare("SELECT store, rows FROM changes WHERE one = 1").get() as
+        | { store: string; rows: number }
+        | undefined;
+      return row && { store: String(row.store), rows: Number(row.rows) };
+    } catch {
+      return undefined;
+    }
+  }
+
+  /**
    * What identifies the stored calls as a whole, cheaply, in one read: their number and the key and storage time
    * of the last one stored. Calls are immutable and never deleted, so any call stored since changes it; and a
    * store made afresh for the same run (the same keys) stored its calls at other times.
@@ -777,6 +811,7 @@ export class RunStore {
         output.error,
         output.detail ? JSON.stringify(output.detail) : null,
       ],
+      true,
     );
   }
 
@@ -788,7 +823,7 @@ export class RunStore {
   /** Stores one score (replacing the same sample/condition/scorer/judge/run on resume). */
   putScore(score: StoredScore): void {
     const values = scoreBinding(score);
-    this.#write(INSERT_SCORE, values);
+    this.#write(INSERT_SCORE, values, true);
     const held = this.#heldView(score.condition);
     if (held && heldAsWritten(score.sampleId, score.scorer, score.judge, score.reason, score.callKey)) {
       held.putScore(score.sampleId, values);
@@ -864,7 +899,13 @@ export class RunStore {
     this.flush();
     if (this.#heldView(condition)) this.#held = undefined;
     this.#writes++;
-    this.#prepare("DELETE FROM scores WHERE scorer = ? AND condition = ?").run(scorer, condition);
+    this.#transaction(() => {
+      const deleted = this.#prepare("DELETE FROM scores WHERE scorer = ? AND condition = ?").run(
+        scorer,
+        condition,
+      );
+      this.#rowChanges += Number(deleted.changes);
+    });
     for (const score of scores) this.putScore(score);
     this.flush();
   }
@@ -970,8 +1011,21 @@ export class RunStore {
     if (this.#unwritten) this.#transaction(() => this.#writeSamples(Infinity));
   }
 
+  /**
+   * Runs `fn` in one transaction, which also adds the rows of samples, outputs and scores it changed to the
+   * store's count of them ({@linkcode rowsMark}).
+   */
   #transaction(fn: () => void): void {
-    this.#sqlite.transaction(fn);
+    try {
+      this.#sqlite.transaction(() => {
+        fn();
+        if (this.#rowChanges > 0) {
+          this.#prepare("UPDATE changes SET rows = rows + ? WHERE one = 1").run(this.#rowChanges);
+        }
+      });
+    } finally {
+      this.#rowChanges = 0;
+    }
   }
 }
 
@@ -983,6 +1037,14 @@ export interface CallsMark {
   last: string | null;
   /** When the last call was stored (`null` when there is none). */
   lastAt: string | null;
+}
+
+/** What identifies a store's samples, outputs and scores as a whole ({@linkcode RunStore.rowsMark}). */
+export interface RowsMark {
+  /** The store's name, made when it was created. */
+  store: string;
+  /** How many rows of samples, outputs and scores were written, replaced or deleted since. */
+  rows: number;
 }
 
 /** How an answer without a stored call ended: neither truncated nor refused (the SQL's LEFT JOIN). */
