@@ -42,6 +42,11 @@ export interface RequestTimes {
    * client takes to turn an answer into its next request, plus the server's own (`null` before any).
    */
   answer_to_next_request_ms: GapStats | null;
+  /**
+   * How long the fake held each chat request, from its arrival to its answer leaving, in milliseconds: the
+   * latency it served, to read beside the latency it was given (`null` before any answer).
+   */
+  request_to_answer_ms: GapStats | null;
 }
 
 /** A distribution of gaps, in milliseconds. */
@@ -83,7 +88,7 @@ export function epochMs(): number {
 
 /** Records request arrival and answer times (chat completions only). */
 export class RequestClock {
-  #times: Omit<RequestTimes, "answer_to_next_request_ms"> = {
+  #times: Omit<RequestTimes, "answer_to_next_request_ms" | "request_to_answer_ms"> = {
     first_request_ms: null,
     last_answer_ms: null,
     requests: 0,
@@ -92,6 +97,10 @@ export class RequestClock {
   #lastAnswer = new Map<number, number>();
   /** Each answer → next request gap on a connection. */
   #gaps: number[] = [];
+  /** When the request under way on each connection (by the client's port) arrived. */
+  #arrived = new Map<number, number>();
+  /** Each request's arrival → its answer. */
+  #served: number[] = [];
 
   /** Notes a chat request arriving on the connection from `port` (`null`: not known). */
   received(port: number | null = null): void {
@@ -100,22 +109,32 @@ export class RequestClock {
     this.#times.requests++;
     const answered = port === null ? undefined : this.#lastAnswer.get(port);
     if (answered !== undefined) this.#gaps.push(now - answered);
+    if (port !== null) this.#arrived.set(port, now);
   }
 
   /** Notes a chat answer about to be sent on the connection from `port` (`null`: not known). */
   answered(port: number | null = null): void {
     const now = epochMs();
     this.#times.last_answer_ms = now;
-    if (port !== null) this.#lastAnswer.set(port, now);
+    if (port === null) return;
+    this.#lastAnswer.set(port, now);
+    const arrived = this.#arrived.get(port);
+    if (arrived !== undefined) this.#served.push(now - arrived);
   }
 
   /** The times so far; `reset` starts afresh afterwards. */
   read(reset = false): RequestTimes {
-    const times = { ...this.#times, answer_to_next_request_ms: gapStats([...this.#gaps]) };
+    const times = {
+      ...this.#times,
+      answer_to_next_request_ms: gapStats([...this.#gaps]),
+      request_to_answer_ms: gapStats([...this.#served]),
+    };
     if (reset) {
       this.#times = { first_request_ms: null, last_answer_ms: null, requests: 0 };
       this.#lastAnswer = new Map();
       this.#gaps = [];
+      this.#arrived = new Map();
+      this.#served = [];
     }
     return times;
   }
@@ -130,6 +149,7 @@ if (import.meta.main) {
   const server = await startFakeServer({
     port: Number(arg("port") ?? 0),
     latencyMs: Number(arg("latency") ?? 100),
+    onTimeLatency: true,
     reply: benchReply,
     fault: (request) => {
       if (request.path.endsWith("/chat/completions")) clock.received(request.remotePort);

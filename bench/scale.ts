@@ -105,6 +105,8 @@ interface CommandRun {
    * request): what a client adds to each call's latency, with the fake's own share.
    */
   answer_to_next_request_ms: GapStats | null;
+  /** Arrival → answer of each chat request, as the fake served it (its latency as kept; `null` without one). */
+  request_to_answer_ms: GapStats | null;
   /** Peak resident set size, in MB (`/usr/bin/time`). */
   peak_rss_mb: number;
   /** CPU seconds in user and kernel mode. */
@@ -177,9 +179,13 @@ async function runCommand(
     .map(Number);
   await Deno.remove(timeFile);
   if (out.code !== 0 && args[0] !== "--help") console.error(new TextDecoder().decode(out.stderr));
-  const times: RequestTimes = fake
-    ? await (await fetch(fake.times)).json()
-    : { first_request_ms: null, last_answer_ms: null, requests: 0, answer_to_next_request_ms: null };
+  const times: RequestTimes = fake ? await (await fetch(fake.times)).json() : {
+    first_request_ms: null,
+    last_answer_ms: null,
+    requests: 0,
+    answer_to_next_request_ms: null,
+    request_to_answer_ms: null,
+  };
   return {
     seconds: round((exited - started) / 1000),
     start_to_first_request_ms: times.first_request_ms === null
@@ -188,6 +194,7 @@ async function runCommand(
     last_answer_to_exit_ms: times.last_answer_ms === null ? null : Math.round(exited - times.last_answer_ms),
     requests: times.requests,
     answer_to_next_request_ms: times.answer_to_next_request_ms,
+    request_to_answer_ms: times.request_to_answer_ms,
     peak_rss_mb: round(kb / 1024, 1),
     cpu_seconds: round(user + system, 2),
     exit_code: out.code,
@@ -330,7 +337,9 @@ async function beside(
         percent(bare.of_bound)
       }; medeval takes ${percent(run.seconds / bare.seconds - 1)} longer; answer → next request ${
         gapText(run.answer_to_next_request_ms)
-      }, bare ${gapText(bare.answer_to_next_request_ms)})`,
+      }, bare ${gapText(bare.answer_to_next_request_ms)}; the fake's latency as served ${
+        gapText(run.request_to_answer_ms)
+      })`,
       previous,
       met: run.of_bound >= share,
     } satisfies Goal,

@@ -82,6 +82,14 @@ export function everyKth(k: number, body: FakeChatBody): boolean {
 export interface FakeServerOptions {
   /** Delay before every answer, in milliseconds (default 0). */
   latencyMs?: number;
+  /**
+   * Keep `latencyMs` on average, counted from the request's arrival: each delay is shortened by how late the
+   * fake's timers have fired lately ({@linkcode TimerLateness}; on Deno 2.9 ~1.5 ms per timer, more under load),
+   * so that an answer may come a fraction of a millisecond early. Off by default: an answer then comes no sooner
+   * than `latencyMs` after its request was read, and later by the timers' lateness. The benchmarks' fake
+   * (bench/fake_server_process.ts) turns it on, so that a run's share of the bound is not also the fake's delay.
+   */
+  onTimeLatency?: boolean;
   /** Port (default: any free port). */
   port?: number;
   /** Decides per request whether to misbehave. */
@@ -259,6 +267,7 @@ export function startFakeServer(options: FakeServerOptions = {}): Promise<FakeSe
   const reply = options.reply ?? defaultFakeReply;
   const controller = new AbortController();
   const batchApi = new FakeBatchApi(options, reply, controller.signal);
+  const lateness = options.onTimeLatency ? new TimerLateness() : undefined;
   const { promise: listening, resolve } = Promise.withResolvers<number>();
 
   const server = Deno.serve(
@@ -269,6 +278,7 @@ export function startFakeServer(options: FakeServerOptions = {}): Promise<FakeSe
       onListen: ({ port }) => resolve(port),
     },
     async (req, info) => {
+      const arrived = performance.now();
       const url = new URL(req.url);
       const path = url.pathname;
       const upload = isMultipart(req) ? await readUpload(req) : undefined;
@@ -298,7 +308,11 @@ export function startFakeServer(options: FakeServerOptions = {}): Promise<FakeSe
         await abortableDelay(60_000, controller.signal);
         return new Response(null, { status: 504 });
       }
-      if (options.latencyMs) await abortableDelay(options.latencyMs, controller.signal);
+      if (options.latencyMs && lateness) {
+        await lateness.delay(arrived + options.latencyMs - performance.now(), controller.signal);
+      } else if (options.latencyMs) {
+        await abortableDelay(options.latencyMs, controller.signal);
+      }
       const extra = options.headers?.(record) ?? {};
       if (options.keepBodies === false) record.body = null;
       const respond = (status: number, payload: string, headers: Record<string, string> = {}) => {
@@ -816,6 +830,48 @@ function batchObject(batch: FakeBatch): Record<string, unknown> {
 function aborted(signal: AbortSignal): Promise<void> {
   if (signal.aborted) return Promise.resolve();
   return new Promise((done) => signal.addEventListener("abort", () => done(), { once: true }));
+}
+
+/**
+ * How late this process's timers fire, as the mean of the last {@linkcode TimerLateness.WINDOW} (starting from
+ * none), and delays shortened by it so that they end on time on average.
+ */
+export class TimerLateness {
+  /** Timers the mean is taken over. */
+  static readonly WINDOW = 64;
+  readonly #recent: number[] = [];
+  #sum = 0;
+  readonly #sleep: (ms: number, signal: AbortSignal) => Promise<void>;
+  readonly #now: () => number;
+
+  /** `sleep` and `now` are the timer and the clock (tests give their own). */
+  constructor(
+    sleep: (ms: number, signal: AbortSignal) => Promise<void> = abortableDelay,
+    now: () => number = () => performance.now(),
+  ) {
+    this.#sleep = sleep;
+    this.#now = now;
+  }
+
+  /** The mean lateness of the last timers, in milliseconds (0 before any). */
+  get mean(): number {
+    return this.#recent.length ? this.#sum / this.#recent.length : 0;
+  }
+
+  /** Waits `ms` milliseconds on average (or until `signal` aborts): a timer set the mean lateness shorter. */
+  async delay(ms: number, signal: AbortSignal): Promise<void> {
+    const wait = Math.max(0, ms - this.mean);
+    const start = this.#now();
+    await this.#sleep(wait, signal);
+    if (signal.aborted) return;
+    this.#note(this.#now() - start - wait);
+  }
+
+  #note(late: number): void {
+    this.#recent.push(late);
+    this.#sum += late;
+    if (this.#recent.length > TimerLateness.WINDOW) this.#sum -= this.#recent.shift()!;
+  }
 }
 
 function abortableDelay(ms: number, signal: AbortSignal): Promise<void> {
