@@ -8,6 +8,7 @@
 import { assert, assertEquals, assertNotEquals } from "@std/assert";
 import type { Sample } from "../lib/core/sample.ts";
 import {
+  askedDigest,
   eachSampleRowJson,
   SAMPLE_ROWS_FORMAT,
   sampleRowJson,
@@ -152,7 +153,7 @@ Deno.test("rows written ahead are moved into place and noted, so the next write 
     withTempDir("rows-note", async (dir) => {
       fill(store);
       await Deno.writeTextFile(`${dir}/ahead`, rowsNow(store));
-      assertEquals(await writeSampleRows(dir, store, "c", SAMPLES, `${dir}/ahead`), "moved");
+      assertEquals(await writeSampleRows(dir, store, "c", SAMPLES, { ahead: `${dir}/ahead` }), "moved");
       assertEquals(await writeSampleRows(dir, store, "c", SAMPLES), "kept");
       assertEquals(await Deno.readTextFile(`${dir}/samples.jsonl`), rowsNow(store));
     })
@@ -200,5 +201,29 @@ Deno.test("CLI: resuming a finished run keeps its samples.jsonl, which is the ro
     assertEquals(rebuilt.code, 0, rebuilt.stderr);
     assertNotEquals((await Deno.stat(`${out}/samples.jsonl`)).mtime?.getTime(), before.mtime?.getTime());
     assertEquals(await Deno.readTextFile(`${out}/samples.jsonl`), text);
+  });
+});
+
+Deno.test("the inputs' digest changes with any id, input or order, across chunks, and with a digest given", async () => {
+  const many = Array.from({ length: 2500 }, (_, i) => sample(`s${i}`));
+  const base = await askedDigest(many);
+  assertEquals(await askedDigest([...many]), base);
+  const edited = (at: number, input: string) => many.map((s, i) => i === at ? { ...s, input } : s);
+  // An edit in the first, a middle and the last chunk of 1,024.
+  for (const at of [0, 1500, 2499]) assertNotEquals(await askedDigest(edited(at, "other")), base, `at ${at}`);
+  assertNotEquals(await askedDigest(many.map((s, i) => i === 7 ? { ...s, id: "x" } : s)), base);
+  assertNotEquals(await askedDigest([many[1], many[0], ...many.slice(2)]), base);
+  assertNotEquals(await askedDigest(many.slice(0, 2048)), await askedDigest(many.slice(0, 2049)));
+  assertNotEquals(await askedDigest([]), await askedDigest(undefined));
+  // A digest begun ahead is the one the note takes.
+  await withWrittenRows(async (store, dir) => {
+    assertEquals(
+      await writeSampleRows(dir, store, "c", SAMPLES, { digest: askedDigest(SAMPLES) }),
+      "kept",
+    );
+    assertEquals(
+      await writeSampleRows(dir, store, "c", SAMPLES, { digest: askedDigest(SAMPLES.slice(1)) }),
+      "written",
+    );
   });
 });

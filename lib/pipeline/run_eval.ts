@@ -37,6 +37,7 @@ import {
   scoreFailures,
 } from "./completeness.ts";
 import { type ConditionResult, writeRunOutputs } from "./write_outputs.ts";
+import { askedDigest } from "./sample_rows.ts";
 import {
   type AnswerOutcomes,
   answerOutcomes,
@@ -239,6 +240,8 @@ export async function executeEval(plan: EvalPlan): Promise<EvalResult> {
   const store = await openRunStore(plan);
   // Each condition's samples.jsonl, where it was written as the condition was evaluated (until it is moved).
   const rowsFiles = new Map<string, string>();
+  // What each condition asks, hashed for its samples.jsonl's note while the calls go.
+  const digests = new Map(plan.conditions.map((e) => [e.condition.name, askedDigest(e.applied.samples)]));
   try {
     const members = (role: string) => plan.roles.find((r) => r.name === role)?.providers ?? [];
     const units = progressUnits(samples, task.scorers, { judgeRuns, members }) * plan.conditions.length;
@@ -309,6 +312,7 @@ export async function executeEval(plan: EvalPlan): Promise<EvalResult> {
     const results = plan.conditions.map((entry) => {
       const result = conditionResult(plan, store, entry);
       result.rowsFile = rowsFiles.get(entry.condition.name);
+      result.askedDigest = digests.get(entry.condition.name);
       const stop = stops.get(entry.condition.name);
       if (stop) {
         result.summary.notes.push(
