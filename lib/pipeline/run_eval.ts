@@ -240,8 +240,9 @@ export async function executeEval(plan: EvalPlan): Promise<EvalResult> {
   const store = await openRunStore(plan);
   // Each condition's samples.jsonl, where it was written as the condition was evaluated (until it is moved).
   const rowsFiles = new Map<string, string>();
-  // What each condition asks, hashed for its samples.jsonl's note while the calls go.
-  const digests = new Map(plan.conditions.map((e) => [e.condition.name, askedDigest(e.applied.samples)]));
+  // What each condition asks, hashed for its samples.jsonl's note while the calls go (begun with the background
+  // work below, so that none of it comes before the first requests; a condition without it hashes at the end).
+  const digests = new Map<string, Promise<string>>();
   try {
     const members = (role: string) => plan.roles.find((r) => r.name === role)?.providers ?? [];
     const units = progressUnits(samples, task.scorers, { judgeRuns, members }) * plan.conditions.length;
@@ -258,11 +259,15 @@ export async function executeEval(plan: EvalPlan): Promise<EvalResult> {
     // The log export's worker loads its modules while the calls are under way (spawned once the first
     // requests are out: evaluate's background work) and writes the calls file as they are stored, so that the
     // export starts at once when the last answer is in, with the outputs, scores and events to write. git is
-    // asked for the manifest's code version then too (spawning it holds this thread ~5-10 ms). Both do their
-    // work once however often a condition asks.
+    // asked for the manifest's code version then too (spawning it holds this thread ~5-10 ms), and each
+    // condition's inputs are hashed for its samples.jsonl's note. Each is done once however often a condition
+    // asks.
     const background = () => {
       prepareExport(store, { dir: `${config.out}/log` });
       recordCodeVersion(store).catch(() => {});
+      for (const { condition, applied } of plan.conditions) {
+        if (!digests.has(condition.name)) digests.set(condition.name, askedDigest(applied.samples));
+      }
     };
     let failures = 0;
     let stopped: string | undefined;
