@@ -8,7 +8,7 @@ import { assert, assertEquals } from "@std/assert";
 import type { StoredCall } from "../lib/core/records.ts";
 import { callsNotePath, exportStore } from "../lib/store/export.ts";
 import { RunStore } from "../lib/store/run_store.ts";
-import { ROOT, runCli } from "./run_cli.ts";
+import { offlineClimedBenchArgs, runCli } from "./run_cli.ts";
 import { withTempDir, withTempStore } from "./temp_store.ts";
 
 function call(key: string, second: number): StoredCall {
@@ -143,18 +143,7 @@ Deno.test("the calls file of a store with no calls is noted, kept, then written 
 Deno.test("CLI: resuming a finished run keeps its calls file, and its log is what a fresh export writes", async () => {
   await withTempDir("calls-note-cli", async (dir) => {
     const out = `${dir}/run`;
-    const args = [
-      "eval",
-      "climedbench",
-      "--data",
-      `${ROOT}data/climedbench/sample.jsonl`,
-      "--model",
-      "offline:reference",
-      "--no-render",
-      "--quiet",
-      "--out",
-      out,
-    ];
+    const args = offlineClimedBenchArgs(out);
     const first = await runCli(args);
     assertEquals(first.code, 0, first.stderr);
     const before = await Deno.stat(`${out}/log/calls.jsonl`);

@@ -18,6 +18,22 @@ export function cli(args: string[], env: Record<string, string> = {}): Deno.Comm
   });
 }
 
+/** The arguments of `eval climedbench` on the shipped sample with `offline:reference`, quiet, writing to `out`. */
+export function offlineClimedBenchArgs(out: string): string[] {
+  return [
+    "eval",
+    "climedbench",
+    "--data",
+    `${ROOT}data/climedbench/sample.jsonl`,
+    "--model",
+    "offline:reference",
+    "--no-render",
+    "--quiet",
+    "--out",
+    out,
+  ];
+}
+
 /**
  * Returns `deno task eval llmeval-med` on the shipped sample against one fake server (model and judge, 3 judge
  * runs), writing to `out`, with `extra` flags; `resume` adds `--resume`.

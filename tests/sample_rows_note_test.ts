@@ -16,7 +16,7 @@ import {
   writeSampleRows,
 } from "../lib/pipeline/sample_rows.ts";
 import { RunStore, scoreRowJson } from "../lib/store/run_store.ts";
-import { ROOT, runCli } from "./run_cli.ts";
+import { offlineClimedBenchArgs, runCli } from "./run_cli.ts";
 import { storedScore, withTempDir, withTempStore } from "./temp_store.ts";
 
 /** A sample with an id and an input. */
@@ -176,18 +176,7 @@ Deno.test("a row of samples.jsonl in format 1 (a change to it must change SAMPLE
 Deno.test("CLI: resuming a finished run keeps its samples.jsonl, which is the rows the store gives", async () => {
   await withTempDir("rows-note-cli", async (dir) => {
     const out = `${dir}/run`;
-    const args = [
-      "eval",
-      "climedbench",
-      "--data",
-      `${ROOT}data/climedbench/sample.jsonl`,
-      "--model",
-      "offline:reference",
-      "--no-render",
-      "--quiet",
-      "--out",
-      out,
-    ];
+    const args = offlineClimedBenchArgs(out);
     const first = await runCli(args);
     assertEquals(first.code, 0, first.stderr);
     const before = await Deno.stat(`${out}/samples.jsonl`);
