@@ -85,7 +85,8 @@ export interface FakeServerOptions {
   /**
    * Keep `latencyMs` on average, counted from the request's arrival: each delay is shortened by how late the
    * fake's timers have fired lately ({@linkcode TimerLateness}; on Deno 2.9 ~1.5 ms per timer, more under load),
-   * so that an answer may come a fraction of a millisecond early. Off by default: an answer then comes no sooner
+   * so that an answer may come early, by at most {@linkcode TimerLateness.MAX_LATE_MS} (when its timer fires
+   * on time after others were late). Off by default: an answer then comes no sooner
    * than `latencyMs` after its request was read, and later by the timers' lateness. The benchmarks' fake
    * (bench/fake_server_process.ts) turns it on, so that a run's share of the bound is not also the fake's delay.
    */
@@ -839,6 +840,8 @@ function aborted(signal: AbortSignal): Promise<void> {
 export class TimerLateness {
   /** Timers the mean is taken over. */
   static readonly WINDOW = 64;
+  /** The most one timer's lateness counts for, in milliseconds (so no delay is ever shortened by more). */
+  static readonly MAX_LATE_MS = 4;
   readonly #recent: number[] = [];
   #sum = 0;
   readonly #sleep: (ms: number, signal: AbortSignal) => Promise<void>;
@@ -868,6 +871,9 @@ export class TimerLateness {
   }
 
   #note(late: number): void {
+    // A stall (a collection, a burst of answers) is not the timers' lag: counted whole, it would set the next
+    // timers that much early. Each timer counts for at most MAX_LATE_MS.
+    late = Math.min(Math.max(late, 0), TimerLateness.MAX_LATE_MS);
     this.#recent.push(late);
     this.#sum += late;
     if (this.#recent.length > TimerLateness.WINDOW) this.#sum -= this.#recent.shift()!;

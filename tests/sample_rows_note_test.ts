@@ -8,8 +8,8 @@
 import { assert, assertEquals, assertNotEquals } from "@std/assert";
 import type { Sample } from "../lib/core/sample.ts";
 import {
-  askedDigest,
   eachSampleRowJson,
+  rowHeadsDigest,
   SAMPLE_ROWS_FORMAT,
   sampleRowJson,
   sampleRowsNotePath,
@@ -68,7 +68,9 @@ Deno.test("the store counts every row of samples, outputs and scores written, re
     assertEquals(store.rowsMark()?.rows, 10 + 3 + 1);
     // Events and calls are not rows of samples.jsonl.
     store.logEvent("note", {});
-    assertEquals(store.rowsMark(), { store: start.store, rows: 14 });
+    const end = store.rowsMark();
+    assertEquals([end?.store, end?.rows], [start.store, 14]);
+    assertNotEquals(end?.generation, start.generation);
   });
 });
 
@@ -118,7 +120,8 @@ Deno.test("an edited file, a note of another format or no note has the rows writ
   await withWrittenRows(async (store, dir) => {
     const path = `${dir}/samples.jsonl`;
     const expected = rowsNow(store);
-    await Deno.writeTextFile(path, expected.replace("answer a", "answer A"));
+    // Edited in place (to another size: file times may tick coarser than the test runs).
+    await Deno.writeTextFile(path, expected.replace("answer a", "answer a, edited"));
     assertEquals(await writeSampleRows(dir, store, "c", SAMPLES), "written");
     assertEquals(await Deno.readTextFile(path), expected);
 
@@ -193,26 +196,73 @@ Deno.test("CLI: resuming a finished run keeps its samples.jsonl, which is the ro
   });
 });
 
-Deno.test("the inputs' digest changes with any id, input or order, across chunks, and with a digest given", async () => {
+Deno.test("the row heads' digest changes with any id, field, input or order, across chunks", async () => {
   const many = Array.from({ length: 2500 }, (_, i) => sample(`s${i}`));
-  const base = await askedDigest(many);
-  assertEquals(await askedDigest([...many]), base);
-  const edited = (at: number, input: string) => many.map((s, i) => i === at ? { ...s, input } : s);
+  const digest = (samples: Sample[], asked: Sample[] | undefined = samples) => rowHeadsDigest(samples, asked);
+  const base = await digest(many);
+  assertEquals(await digest([...many]), base);
+  const edited = (at: number, change: Partial<Sample>) =>
+    many.map((s, i) => i === at ? { ...s, ...change } : s);
   // An edit in the first, a middle and the last chunk of 1,024.
-  for (const at of [0, 1500, 2499]) assertNotEquals(await askedDigest(edited(at, "other")), base, `at ${at}`);
-  assertNotEquals(await askedDigest(many.map((s, i) => i === 7 ? { ...s, id: "x" } : s)), base);
-  assertNotEquals(await askedDigest([many[1], many[0], ...many.slice(2)]), base);
-  assertNotEquals(await askedDigest(many.slice(0, 2048)), await askedDigest(many.slice(0, 2049)));
-  assertNotEquals(await askedDigest([]), await askedDigest(undefined));
-  // A digest begun ahead is the one the note takes.
+  for (const at of [0, 1500, 2499]) {
+    assertNotEquals(await digest(edited(at, { input: "other" })), base, `at ${at}`);
+  }
+  assertNotEquals(await digest(edited(7, { id: "x" })), base);
+  assertNotEquals(await digest(edited(7, { fields: { f: "s7", difficulty: "hard" } })), base);
+  assertNotEquals(await digest([many[1], many[0], ...many.slice(2)]), base);
+  assertNotEquals(await digest(many.slice(0, 2048)), await digest(many.slice(0, 2049)));
+  // The input a row shows is the one asked, else the stored sample's own.
+  assertNotEquals(await digest(many, edited(3, { input: "asked otherwise" })), base);
+  assertEquals(await digest(many, many.slice(0, 10)), await digest(many, many.slice(0, 10)));
+  assertNotEquals(await digest(many, []), await digest(many, undefined));
+});
+
+Deno.test("a digest begun ahead is the one the note takes", async () => {
   await withWrittenRows(async (store, dir) => {
-    assertEquals(
-      await writeSampleRows(dir, store, "c", SAMPLES, { digest: askedDigest(SAMPLES) }),
-      "kept",
-    );
-    assertEquals(
-      await writeSampleRows(dir, store, "c", SAMPLES, { digest: askedDigest(SAMPLES.slice(1)) }),
-      "written",
-    );
+    const ahead = rowHeadsDigest(store.samples(), SAMPLES);
+    assertEquals(await writeSampleRows(dir, store, "c", SAMPLES, { digest: ahead }), "kept");
+    const other = rowHeadsDigest(store.samples(), SAMPLES.slice(1));
+    assertEquals(await writeSampleRows(dir, store, "c", SAMPLES, { digest: other }), "written");
+  });
+});
+
+Deno.test("sample fields the store holds otherwise than when the rows were written have them written again", async () => {
+  await withTempDir("rows-note", async (dir) => {
+    const path = `${dir}/run.sqlite`;
+    const first = new RunStore(path);
+    fill(first);
+    await writeSampleRows(dir, first, "c", SAMPLES);
+    first.close();
+    // A resume whose samples carry another field (a task file's groups changed, say): the store holds the plan's.
+    const regrouped = SAMPLES.map((s) => ({ ...s, fields: { ...s.fields, difficulty: "easy" } }));
+    const again = new RunStore(path);
+    again.putSamples(regrouped);
+    assertEquals(await writeSampleRows(dir, again, "c", regrouped), "written");
+    assert((await Deno.readTextFile(`${dir}/samples.jsonl`)).includes('"difficulty":"easy"'));
+    again.close();
+  });
+});
+
+Deno.test("a store restored from a copy and written to as often again has the rows written again", async () => {
+  await withTempDir("rows-note", async (dir) => {
+    const path = `${dir}/run.sqlite`;
+    const store = new RunStore(path);
+    fill(store);
+    store.close();
+    await Deno.copyFile(path, `${dir}/backup.sqlite`);
+    const ratings = (value: number) => [storedScore({ sampleId: "a", condition: "c", value })];
+    const v1 = new RunStore(path);
+    v1.replaceScores("m", "c", ratings(0.25));
+    await writeSampleRows(dir, v1, "c", SAMPLES);
+    const noted = v1.rowsMark();
+    v1.close();
+    for (const suffix of ["", "-wal", "-shm"]) await Deno.remove(path + suffix).catch(() => {});
+    await Deno.copyFile(`${dir}/backup.sqlite`, path);
+    const v2 = new RunStore(path);
+    v2.replaceScores("m", "c", ratings(0.75));
+    assertEquals(v2.rowsMark()?.rows, noted?.rows, "the same count");
+    assertEquals(await writeSampleRows(dir, v2, "c", SAMPLES), "written");
+    assert((await Deno.readTextFile(`${dir}/samples.jsonl`)).includes("0.75"));
+    v2.close();
   });
 });

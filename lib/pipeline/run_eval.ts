@@ -37,7 +37,7 @@ import {
   scoreFailures,
 } from "./completeness.ts";
 import { type ConditionResult, writeRunOutputs } from "./write_outputs.ts";
-import { askedDigest } from "./sample_rows.ts";
+import { rowHeadsDigest } from "./sample_rows.ts";
 import {
   type AnswerOutcomes,
   answerOutcomes,
@@ -266,7 +266,9 @@ export async function executeEval(plan: EvalPlan): Promise<EvalResult> {
       prepareExport(store, { dir: `${config.out}/log` });
       recordCodeVersion(store).catch(() => {});
       for (const { condition, applied } of plan.conditions) {
-        if (!digests.has(condition.name)) digests.set(condition.name, askedDigest(applied.samples));
+        if (!digests.has(condition.name)) {
+          digests.set(condition.name, rowHeadsDigest(store.samples(), applied.samples));
+        }
       }
     };
     let failures = 0;
@@ -317,7 +319,7 @@ export async function executeEval(plan: EvalPlan): Promise<EvalResult> {
     const results = plan.conditions.map((entry) => {
       const result = conditionResult(plan, store, entry);
       result.rowsFile = rowsFiles.get(entry.condition.name);
-      result.askedDigest = digests.get(entry.condition.name);
+      result.rowHeadsDigest = digests.get(entry.condition.name);
       const stop = stops.get(entry.condition.name);
       if (stop) {
         result.summary.notes.push(

@@ -27,48 +27,58 @@ export function sampleRowsNotePath(dir: string): string {
   return `${dir}/.samples.jsonl.json`;
 }
 
-/** Samples whose ids and inputs {@linkcode askedDigest} hashes at once, before it lets other work run. */
+/** Samples whose row heads {@linkcode rowHeadsDigest} hashes at once, before it lets other work run. */
 const DIGEST_CHUNK = 1024;
 
 /**
- * The SHA-256 (hex) of the ids and inputs of `asked`, as a condition asked them: each chunk of
- * {@linkcode DIGEST_CHUNK} samples hashed as JSON, then the chunks' digests in order. Each chunk is hashed by
- * Web Crypto off the main thread and the next is prepared after it, so a run that starts this when its calls
- * begin finds it done at its end (at 33,735 samples it held the tail ~50 ms, and ~35 ms of collection after).
+ * The SHA-256 (hex) of what the heads of a condition's rows are built from, besides the store's outputs and
+ * scores: for each of `stored` (the store's samples, in its order) its id, its fields and the input the row
+ * shows (as `asked` asked it, else its own), as {@linkcode eachSampleRowJson} takes them. Each chunk of
+ * {@linkcode DIGEST_CHUNK} samples is hashed as JSON by Web Crypto off the main thread, then the chunks' digests
+ * in order; the next chunk is prepared after the last is hashed, so a run that starts this with its calls finds
+ * it done at its end (at 33,735 samples, hashed at the end, it held the tail ~50 ms, and ~35 ms of collection
+ * after).
  */
-export async function askedDigest(asked: readonly Sample[] | undefined): Promise<string> {
-  if (!asked) return "none";
+export async function rowHeadsDigest(
+  stored: Iterable<Sample>,
+  asked: readonly Sample[] | undefined,
+): Promise<string> {
+  const inputs = new Map(asked?.map((s) => [s.id, s.input]));
   const encoder = new TextEncoder();
   const chunks: string[] = [];
-  for (let at = 0; at < asked.length; at += DIGEST_CHUNK) {
-    const pairs = asked.slice(at, at + DIGEST_CHUNK).map((s) => [s.id, s.input]);
-    chunks.push(await digestHex(encoder.encode(JSON.stringify(pairs))));
+  let heads: unknown[] = [];
+  let count = 0;
+  const hashChunk = async () => {
+    chunks.push(await digestHex(encoder.encode(JSON.stringify(heads))));
+    heads = [];
+  };
+  for (const sample of stored) {
+    heads.push([sample.id, sample.fields, inputs.get(sample.id) ?? sample.input]);
+    count++;
+    if (heads.length === DIGEST_CHUNK) await hashChunk();
   }
-  return await digestHex(encoder.encode(`${asked.length}:${chunks.join(",")}`));
+  if (heads.length) await hashChunk();
+  return await digestHex(encoder.encode(`${count}:${asked ? asked.length : "-"}:${chunks.join(",")}`));
 }
 
 /**
  * What a condition's `samples.jsonl` is derived from, as its note records it: the row format, the condition,
- * the store's `rowsMark()` (its name, and every row of its samples, outputs and scores ever written, replaced or
- * deleted) and the digest of the samples' ids and inputs as the condition asked them (`asked`, which the rows
- * show and the store does not hold: {@linkcode askedDigest}). `undefined` when the store keeps no count
+ * the store's `rowsMark()` (its name, its count of rows of samples, outputs and scores written, replaced or
+ * deleted, and the generation its last change drew) and `heads`, the {@linkcode rowHeadsDigest} of the samples'
+ * ids, fields and inputs as the rows show them (the inputs as asked are not in the store). `undefined` when the store keeps no count
  * (read-only, of an earlier version): such a file is always written.
  */
-export async function sampleRowsMark(
-  store: RunStore,
-  condition: string,
-  asked: string,
-): Promise<FileMark | undefined> {
+export function sampleRowsMark(store: RunStore, condition: string, heads: string): FileMark | undefined {
   const rows = store.rowsMark();
   if (!rows) return undefined;
-  return { format: SAMPLE_ROWS_FORMAT, condition, store: rows.store, rows: rows.rows, asked: await asked };
+  return { format: SAMPLE_ROWS_FORMAT, condition, ...rows, heads };
 }
 
 /**
  * Writes the `samples.jsonl` of `condition` into `dir`, and its note: the rows written ahead as it was evaluated
  * (`ahead`, {@linkcode SampleRowsAhead}) are moved into place; else the rows are read from the store
  * ({@linkcode eachSampleRowJson}), unless the file there is noted as derived from the store's rows as they are
- * now and from the same inputs (`asked`; `digest`, its {@linkcode askedDigest} when begun already), as after a
+ * now and from the same row heads (`digest`: their {@linkcode rowHeadsDigest}, when begun already), as after a
  * rerun that stored nothing new: that file is kept. Returns how the file came to be.
  */
 export async function writeSampleRows(
@@ -81,7 +91,8 @@ export async function writeSampleRows(
   const { ahead } = options;
   const path = `${dir}/samples.jsonl`;
   const notePath = sampleRowsNotePath(dir);
-  const mark = await sampleRowsMark(store, condition, await (options.digest ?? askedDigest(asked)));
+  const heads = await (options.digest ?? rowHeadsDigest(store.eachSample(), asked));
+  const mark = sampleRowsMark(store, condition, heads);
   if (ahead === undefined && mark && await fileIsNoted(path, notePath, mark)) return "kept";
   removeQuietly(notePath);
   // On another file system, say, the rows written ahead cannot be moved: they are read from the store instead.

@@ -48,8 +48,8 @@ export interface ConditionResult {
    * when it was (lib/pipeline/sample_rows.ts); else the rows are read from the store.
    */
   rowsFile?: string;
-  /** The `askedDigest` of `samples` (sample_rows.ts), begun with the run (else taken when the rows are written). */
-  askedDigest?: Promise<string>;
+  /** The `rowHeadsDigest` of its rows (sample_rows.ts), begun with the run (else taken when they are written). */
+  rowHeadsDigest?: Promise<string>;
   /**
    * The condition's warnings: the model's answers, or another role's model's replies, truncated more than 5%
    * (raise `--max-tokens`, `--role-opt ROLE.max-tokens`).
@@ -86,7 +86,7 @@ async function writeSummary(dir: string, store: RunStore, result: ConditionResul
   await Deno.writeTextFile(`${dir}/summary.json`, JSON.stringify(result.summary, null, 2) + "\n");
   await writeSampleRows(dir, store, result.condition.name, result.samples, {
     ahead: result.rowsFile,
-    digest: result.askedDigest,
+    digest: result.rowHeadsDigest,
   });
 }
 

@@ -42,7 +42,8 @@ CREATE TABLE IF NOT EXISTS scores (
   detail TEXT, PRIMARY KEY (sample_id, condition, scorer, judge, run));
 CREATE TABLE IF NOT EXISTS events (
   id INTEGER PRIMARY KEY AUTOINCREMENT, at TEXT NOT NULL, kind TEXT NOT NULL, detail TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS changes (one INTEGER PRIMARY KEY CHECK (one = 1), store TEXT NOT NULL, rows INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS row_changes (
+  one INTEGER PRIMARY KEY CHECK (one = 1), store TEXT NOT NULL, rows INTEGER NOT NULL, generation TEXT NOT NULL);
 `;
 
 /** Token use of a group of stored calls (see {@linkcode RunStore.usageTotals}). */
@@ -224,7 +225,8 @@ export class RunStore {
     this.#sqlite.db.exec(SCHEMA);
     this.#migrateOutputs();
     // The store's own name, so that a store made afresh is never taken for this one at the same count.
-    this.#prepare("INSERT OR IGNORE INTO changes (one, store, rows) VALUES (1, ?, 0)").run(
+    this.#prepare("INSERT OR IGNORE INTO row_changes (one, store, rows, generation) VALUES (1, ?, 0, ?)").run(
+      crypto.randomUUID(),
       crypto.randomUUID(),
     );
   }
@@ -695,19 +697,21 @@ export class RunStore {
 
   /**
    * What identifies the store's samples, outputs and scores as a whole, in one read: the store's name (made when
-   * it was created) and how many rows were written to, replaced in or deleted from those tables since, counted
-   * in the transactions that changed them (every write goes through this class; a trigger per row cost ~3.4 µs,
-   * ~0.35 s of a 33,735-sample run). `undefined` for a store opened read-only that predates the count.
+   * it was created), how many rows were written to, replaced in or deleted from those tables since, and a
+   * generation drawn afresh by every transaction that changed any (so a store restored from a copy and written
+   * to as often again is not taken for the one that was). Counted in the transactions of this class, which every
+   * write of this version goes through (a trigger per row cost ~3.4 µs, ~0.35 s of a 33,735-sample run): an
+   * earlier version's writes, or a hand edit, are not. `undefined` for a store opened read-only that predates it.
    */
   rowsMark(): RowsMark | undefined {
     this.flush();
     // Samples still to be written behind the run are written now, so that the mark is the one the store keeps.
     this.#writeAllSamples();
     try {
-      const row = this.#prepare("SELECT store, rows FROM changes WHERE one = 1").get() as
-        | { store: string; rows: number }
+      const row = this.#prepare("SELECT store, rows, generation FROM row_changes WHERE one = 1").get() as
+        | { store: string; rows: number; generation: string }
         | undefined;
-      return row && { store: String(row.store), rows: Number(row.rows) };
+      return row && { store: String(row.store), rows: Number(row.rows), generation: String(row.generation) };
     } catch {
       return undefined;
     }
@@ -894,7 +898,10 @@ export class RunStore {
     return held?.view((row) => rowToScore(storedScoreRow(row), (name) => this.#heldNames.text(name)));
   }
 
-  /** Replaces every score of `scorer` in `condition` by `scores`, in one transaction (imported ratings). */
+  /**
+   * Replaces every score of `scorer` in `condition` by `scores` (imported ratings): the old ones are deleted in
+   * one transaction, the new ones stored in the commits after it, before this returns.
+   */
   replaceScores(scorer: string, condition: string, scores: readonly StoredScore[]): void {
     this.flush();
     if (this.#heldView(condition)) this.#held = undefined;
@@ -1013,14 +1020,15 @@ export class RunStore {
 
   /**
    * Runs `fn` in one transaction, which also adds the rows of samples, outputs and scores it changed to the
-   * store's count of them ({@linkcode rowsMark}).
+   * store's count of them and, if it changed any, draws a new generation ({@linkcode rowsMark}).
    */
   #transaction(fn: () => void): void {
     try {
       this.#sqlite.transaction(() => {
         fn();
         if (this.#rowChanges > 0) {
-          this.#prepare("UPDATE changes SET rows = rows + ? WHERE one = 1").run(this.#rowChanges);
+          this.#prepare("UPDATE row_changes SET rows = rows + ?, generation = ? WHERE one = 1")
+            .run(this.#rowChanges, crypto.randomUUID());
         }
       });
     } finally {
@@ -1045,6 +1053,8 @@ export interface RowsMark {
   store: string;
   /** How many rows of samples, outputs and scores were written, replaced or deleted since. */
   rows: number;
+  /** Drawn afresh by each transaction that changed any of those rows. */
+  generation: string;
 }
 
 /** How an answer without a stored call ended: neither truncated nor refused (the SQL's LEFT JOIN). */
