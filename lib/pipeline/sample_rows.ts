@@ -65,13 +65,18 @@ export async function rowHeadsDigest(
  * What a condition's `samples.jsonl` is derived from, as its note records it: the row format, the condition,
  * the store's `rowsMark()` (its name, its count of rows of samples, outputs and scores written, replaced or
  * deleted, and the generation its last change drew) and `heads`, the {@linkcode rowHeadsDigest} of the samples'
- * ids, fields and inputs as the rows show them (the inputs as asked are not in the store). `undefined` when the store keeps no count
- * (read-only, of an earlier version): such a file is always written.
+ * ids, fields and inputs as the rows show them (the inputs as asked are not in the store; `heads` is asked for
+ * only when the store has a mark). `undefined` when the store keeps no count (read-only, of an earlier
+ * version): such a file is always written.
  */
-export function sampleRowsMark(store: RunStore, condition: string, heads: string): FileMark | undefined {
+async function sampleRowsMark(
+  store: RunStore,
+  condition: string,
+  heads: () => Promise<string>,
+): Promise<FileMark | undefined> {
   const rows = store.rowsMark();
   if (!rows) return undefined;
-  return { format: SAMPLE_ROWS_FORMAT, condition, ...rows, heads };
+  return { format: SAMPLE_ROWS_FORMAT, condition, ...rows, heads: await heads() };
 }
 
 /**
@@ -91,8 +96,8 @@ export async function writeSampleRows(
   const { ahead } = options;
   const path = `${dir}/samples.jsonl`;
   const notePath = sampleRowsNotePath(dir);
-  const heads = await (options.digest ?? rowHeadsDigest(store.eachSample(), asked));
-  const mark = sampleRowsMark(store, condition, heads);
+  const heads = () => options.digest ?? rowHeadsDigest(store.eachSample(), asked);
+  const mark = await sampleRowsMark(store, condition, heads);
   if (ahead === undefined && mark && await fileIsNoted(path, notePath, mark)) return "kept";
   removeQuietly(notePath);
   // On another file system, say, the rows written ahead cannot be moved: they are read from the store instead.
