@@ -74,6 +74,16 @@ Deno.test("the store counts every row of samples, outputs and scores written, re
   });
 });
 
+Deno.test("the one sample of a new store, written at once outside the timed writes, counts as it is written", async () => {
+  await withTempStore((store) => {
+    const start = store.rowsMark();
+    store.putSamples([sample("only")]);
+    const after = store.rowsMark();
+    assertEquals(after?.rows, 1);
+    assertNotEquals(after?.generation, start?.generation);
+  });
+});
+
 Deno.test("a store keeps its name and count when reopened; another store has another name", async () => {
   await withTempDir("rows-note", (dir) => {
     const first = new RunStore(`${dir}/one.sqlite`);
