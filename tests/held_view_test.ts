@@ -313,3 +313,26 @@ for (const [name, settings] of OFFLINE_RUNS) {
     }
   });
 }
+
+Deno.test("a held condition's scores keep the store's order when some scored sample has no output", async () => {
+  await withTempStore((store) => {
+    assert(store.holdView("c"));
+    for (const id of ["s3", "\u{1F600}a", "s1"]) {
+      store.putOutput({
+        sampleId: id,
+        condition: "c",
+        callKey: "k",
+        text: "answer",
+        error: null,
+        detail: null,
+      });
+    }
+    // Scored without an output of the condition (in the store's order: "s0" and "\uE000b" fall among the others).
+    for (const id of ["\uE000b", "s1", "s0", "\u{1F600}a", "s3"]) store.putScore(score(id, {}));
+    const held = store.takeHeldView("c");
+    store.flush();
+    const reader = new RunStore(store.path, { readOnly: true });
+    assertSameView(held, readBack(reader, "c"));
+    reader.close();
+  });
+});

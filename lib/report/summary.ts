@@ -85,7 +85,15 @@ export function metricDesign(
   metric: string,
   design: Pick<SummarizeOptions, "proportions" | "clusters"> = {},
 ): MetricDesign {
-  const present = withValue(rows, metric);
+  return presentDesign(withValue(rows, metric), metric, design);
+}
+
+/** {@linkcode metricDesign} of the rows with a value for `metric` (`present`). */
+function presentDesign(
+  present: readonly SampleRow[],
+  metric: string,
+  design: Pick<SummarizeOptions, "proportions" | "clusters">,
+): MetricDesign {
   const kind: MetricKind = design.proportions?.includes(metric)
     ? "proportion"
     : present.some((r) => (r.repeats?.[metric]?.length ?? 0) >= 2)
@@ -109,26 +117,38 @@ export function estimateMetric(
   seed: string,
 ): ChosenInterval {
   const present = withValue(rows, metric);
+  return estimatePresent(() => present, present.map((r) => r.values[metric]!), metric, design, seed);
+}
+
+/**
+ * {@linkcode estimateMetric} of the rows with a value for `metric`, given as those values (`values`) and the
+ * rows they are read from (`present`, in the same order; read only for clusters or judge repeats).
+ */
+function estimatePresent(
+  present: () => readonly SampleRow[],
+  values: number[],
+  metric: string,
+  design: MetricDesign,
+  seed: string,
+): ChosenInterval {
   const options = { seed };
+  const rows = design.clusters || design.kind === "judged mean" ? present() : [];
   // Where no two of these rows share a cluster (a group of one-round conversations) the values are independent.
-  const clustered = design.clusters && sharesCluster(present)
+  const clustered = design.clusters && sharesCluster(rows)
     ? {
       // A NUL-prefixed sample id cannot equal a cluster id a task declares.
-      clusters: present.map((r) => r.cluster ?? `\u0000${r.id}`),
+      clusters: rows.map((r) => r.cluster ?? `\u0000${r.id}`),
       clusterName: design.clusters.name,
     }
     : {};
   if (design.kind === "judged mean") {
     return chooseInterval({
       kind: "judged mean",
-      repeats: present.map((r) => repeatsOf(r, metric)),
+      repeats: rows.map((r) => repeatsOf(r, metric)),
       ...clustered,
     }, options);
   }
-  return chooseInterval(
-    { kind: design.kind, values: present.map((r) => r.values[metric]!), ...clustered },
-    options,
-  );
+  return chooseInterval({ kind: design.kind, values, ...clustered }, options);
 }
 
 /** Returns the estimate part of a chosen interval (what `summary.json` holds per cell). */
@@ -136,20 +156,22 @@ function estimateOf(chosen: ChosenInterval): Estimate {
   return { value: chosen.value, ci95: chosen.ci95, n: chosen.n };
 }
 
-/** Returns the most judge repeats of one row of `metric`. */
-function mostRepeats(rows: readonly SampleRow[], metric: string): number {
+/** Returns the most judge repeats of one row of `metric` among the rows with a value for it (`present`). */
+function mostRepeats(present: readonly SampleRow[], metric: string): number {
   let most = 0;
-  for (const row of withValue(rows, metric)) most = Math.max(most, row.repeats?.[metric]?.length ?? 1);
+  for (const row of present) most = Math.max(most, row.repeats?.[metric]?.length ?? 1);
   return most;
 }
 
-/** Returns the summary's record of how `metric`'s intervals were computed. */
+/**
+ * Returns the summary's record of how a metric's intervals were computed; `repeats` is the most judge repeats
+ * of one row, recorded for a judged mean.
+ */
 function intervalInfo(
-  rows: readonly SampleRow[],
-  metric: string,
   design: MetricDesign,
   overall: ChosenInterval,
   groupMethods: ReadonlySet<string>,
+  repeats: number | undefined,
 ): IntervalInfo {
   const others = [...groupMethods].filter((m) => m !== overall.method);
   return {
@@ -157,24 +179,54 @@ function intervalInfo(
     method: overall.method,
     n: overall.n,
     ...(design.clusters ? { clusters: overall.clusters ?? 0 } : {}),
-    ...(design.kind === "judged mean" ? { repeats: mostRepeats(rows, metric) } : {}),
+    ...(design.kind === "judged mean" ? { repeats } : {}),
     ...(others.length ? { group_methods: others } : {}),
   };
 }
 
 /**
- * Returns the sample ids of each value of `field` (null values left out). Groups are ordered by `order` when
- * given, else by first appearance.
+ * Returns the row indices of each value of `field` (null values left out), each list in row order. Groups are
+ * ordered by `order` when given, else by first appearance.
  */
-function groupIds(
+function groupIndices(
   rows: readonly SampleRow[],
   field: string,
   order: readonly string[] = [],
-): Map<string, string[]> {
-  const present = rows.filter((r) => r.fields[field] !== null && r.fields[field] !== undefined);
-  const byKey = Map.groupBy(present, (r) => String(r.fields[field]));
+): Map<string, number[]> {
+  const byKey = new Map<string, number[]>();
+  for (let i = 0; i < rows.length; i++) {
+    const value = rows[i].fields[field];
+    if (value === null || value === undefined) continue;
+    const key = String(value);
+    const at = byKey.get(key);
+    if (at) at.push(i);
+    else byKey.set(key, [i]);
+  }
   const keys = [...order.filter((k) => byKey.has(k)), ...[...byKey.keys()].filter((k) => !order.includes(k))];
-  return new Map(keys.map((key) => [key, byKey.get(key)!.map((r) => r.id)]));
+  return new Map(keys.map((key) => [key, byKey.get(key)!]));
+}
+
+/** One metric's value in each row (`null` where it has none), read once for every group. */
+function valueColumn(rows: readonly SampleRow[], metric: string): (number | null)[] {
+  return rows.map((r) => r.values[metric] ?? null);
+}
+
+/**
+ * The values in `column` at the row indices `at` (rows without one left out), in the order of `at`, and the
+ * rows they are read from (made when asked for).
+ */
+function presentAt(
+  rows: readonly SampleRow[],
+  at: readonly number[],
+  column: readonly (number | null)[],
+): { present: () => SampleRow[]; values: number[] } {
+  const values: number[] = [];
+  for (const i of at) {
+    const value = column[i];
+    if (value !== null) values.push(value);
+  }
+  const present = () => at.filter((i) => column[i] !== null).map((i) => rows[i]);
+  return { present, values };
 }
 
 /**
@@ -188,18 +240,22 @@ export function summarize(
   groupFields: readonly string[],
   options: SummarizeOptions,
 ): SummaryCore {
-  const byId = new Map(rows.map((r) => [r.id, r]));
-  const designs = new Map(metricNames.map((m) => [m, metricDesign(rows, m, options)]));
+  // Each metric's values are read from the rows once; a group's are then picked by row index.
+  const columns = new Map(metricNames.map((m) => [m, valueColumn(rows, m)]));
+  const all = rows.map((_, i) => i);
+  const overall = new Map(metricNames.map((m) => [m, presentAt(rows, all, columns.get(m)!)]));
+  const designs = new Map(metricNames.map((m) => [m, presentDesign(overall.get(m)!.present(), m, options)]));
   const used = new Map(metricNames.map((m) => [m, new Set<string>()]));
   const groups: Summary["groups"] = {};
   for (const field of groupFields) {
     groups[field] = {};
-    for (const [key, ids] of groupIds(rows, field, options.order?.[field])) {
-      const members = ids.map((id) => byId.get(id)!);
+    for (const [key, at] of groupIndices(rows, field, options.order?.[field])) {
       const cell: Record<string, Estimate> = {};
       for (const metric of metricNames) {
-        const chosen = estimateMetric(
-          members,
+        const { present, values } = presentAt(rows, at, columns.get(metric)!);
+        const chosen = estimatePresent(
+          present,
+          values,
           metric,
           designs.get(metric)!,
           `${options.seed}:${field}=${key}:${metric}`,
@@ -214,9 +270,11 @@ export function summarize(
   const intervals: Record<string, IntervalInfo> = {};
   for (const metric of metricNames) {
     const design = designs.get(metric)!;
-    const overall = estimateMetric(rows, metric, design, `${options.seed}:all:${metric}`);
-    metrics[metric] = estimateOf(overall);
-    intervals[metric] = intervalInfo(rows, metric, design, overall, used.get(metric)!);
+    const { present, values } = overall.get(metric)!;
+    const chosen = estimatePresent(present, values, metric, design, `${options.seed}:all:${metric}`);
+    metrics[metric] = estimateOf(chosen);
+    const repeats = design.kind === "judged mean" ? mostRepeats(present(), metric) : undefined;
+    intervals[metric] = intervalInfo(design, chosen, used.get(metric)!, repeats);
   }
   const clustered = [...designs.values()].some((d) => d.clusters);
   return {

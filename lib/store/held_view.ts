@@ -75,6 +75,9 @@ interface AnswerEnd extends CallEnd {
 /** An answer that is none of truncated, refused or empty (and every answer error). */
 const PLAIN_END: AnswerEnd = { truncated: false, refused: false, empty: false };
 
+/** What a sample's held score rows are replaced with once {@linkcode HeldView.view} has read them. */
+const TAKEN: HeldScoreRow[] = [];
+
 /** One condition's output statuses and scores, as written; read in the store's order by {@linkcode view}. */
 export class HeldView {
   readonly #outputs = new Map<string, OutputStatus>();
@@ -143,15 +146,24 @@ export class HeldView {
   view(
     read: (row: HeldScoreRow) => StoredScore,
   ): { outputs: Map<string, OutputStatus>; scores: Map<string, StoredScore[]> } {
+    const ids = sortUtf8([...this.#outputs.keys()]);
     const outputs = new Map<string, OutputStatus>();
-    for (const id of sortUtf8([...this.#outputs.keys()])) outputs.set(id, this.#outputs.get(id)!);
+    for (const id of ids) outputs.set(id, this.#outputs.get(id)!);
+    // Most often every scored sample has an output: the scores' order is then the outputs', sorted once.
+    const scoredIds = [...this.#scores.keys()];
+    const scoreIds = scoredIds.every((id) => this.#outputs.has(id))
+      ? ids.filter((id) => this.#scores.has(id))
+      : sortUtf8(scoredIds);
     const scores = new Map<string, StoredScore[]>();
-    for (const id of sortUtf8([...this.#scores.keys()])) {
+    for (const id of scoreIds) {
       const own = this.#scores.get(id)!.map(read);
-      // Each sample's rows go as they are read: the rows and the scores read from them are not all held at once.
-      this.#scores.delete(id);
+      // Each sample's rows go as they are read: the rows and the scores read from them are not all held at once
+      // (replaced rather than deleted: deleting most of a large map's entries one by one rebuilds it each time
+      // it shrinks, ~1 µs a sample).
+      this.#scores.set(id, TAKEN);
       scores.set(id, own.length > 1 ? own.sort(compareScores) : own);
     }
+    this.#scores.clear();
     return { outputs, scores };
   }
 }
