@@ -35,6 +35,8 @@ export interface ExportRequest {
   path: string;
   /** Directory the log files go into. */
   dir: string;
+  /** `ahead`: also checkpoint the store's log after each step (its run left them to the worker). */
+  checkpoints?: boolean;
 }
 
 /** What the export worker answers: the files written, or why it could not write them. */
@@ -88,10 +90,15 @@ export function prepareExport(store: RunStore, options: PrepareOptions = {}): vo
     worker.terminate();
     if (spare.get(store) === worker) spare.delete(store);
     removePartial(store);
+    store.leaveCheckpoints(false);
   };
   spare.set(store, worker);
   if (options.dir !== undefined) {
-    worker.postMessage({ kind: "ahead", path: store.path, dir: options.dir } satisfies ExportRequest);
+    // The worker checkpoints the store's log as the run goes, so that the run's commits never wait for one.
+    store.leaveCheckpoints();
+    worker.postMessage(
+      { kind: "ahead", path: store.path, dir: options.dir, checkpoints: true } satisfies ExportRequest,
+    );
   }
 }
 
@@ -102,6 +109,7 @@ export function discardExport(store: RunStore): void {
   if (!prepared) return;
   prepared.terminate();
   removePartial(store);
+  if (store.isOpen) store.leaveCheckpoints(false);
 }
 
 /** Removes the calls file a worker began for `store` (lib/store/calls_ahead.ts), if there is one. */
@@ -118,6 +126,8 @@ function removePartial(store: RunStore): void {
  */
 export function startExport(store: RunStore, dir: string): void {
   store.flush();
+  // The worker stops checkpointing as it exports; nothing more is written meanwhile.
+  store.leaveCheckpoints(false);
   const worker = spare.get(store) ?? exportWorker();
   spare.delete(store);
   const files = new Promise<string[]>((resolve, reject) => {

@@ -2,31 +2,47 @@
 /**
  * The worker behind `prepareExport` and `startExport` (export.ts): asked `ahead`, opens the run store read-only
  * and writes the calls file of its log as the run goes, a step every {@linkcode STEP_MS}
- * (lib/store/calls_ahead.ts); asked `export`, writes the log files (finishing that calls file when it is the same
+ * (lib/store/calls_ahead.ts), and checkpoints the store's log after each step, off the run's thread
+ * (lib/store/wal_checkpointer.ts); asked `export`, writes the log files (finishing that calls file when it is the same
  * store's and directory's) and reports the paths written, or the error.
  * @module
  */
 import { type ExportReply, type ExportRequest, exportStore } from "./export.ts";
 import { CallsAhead } from "./calls_ahead.ts";
 import { RunStore } from "./run_store.ts";
+import { WalCheckpointer } from "./wal_checkpointer.ts";
 
 /** Milliseconds between two steps of the calls file (a step reads and writes what was stored meanwhile). */
 const STEP_MS = 250;
 
-/** The calls file begun ahead: its store, its directory, the step under way and the next one's timer. */
+/**
+ * The calls file begun ahead: its store, its directory, the store's checkpoints, the step under way and the next
+ * one's timer.
+ */
 let begun: {
   request: ExportRequest;
   store: RunStore;
   calls: CallsAhead;
+  checkpoints?: WalCheckpointer;
   step: Promise<void>;
   timer?: ReturnType<typeof setTimeout>;
 } | undefined;
 
-/** Runs a step of the begun calls file, then schedules the next; a failed step gives the file up. */
+/**
+ * Runs a step of the begun calls file and checkpoints the store's log, then schedules the next; a failed step
+ * gives the file up, a failed checkpoint the checkpoints (the store's own connection then takes them, past its
+ * bound).
+ */
 function step(): void {
   if (!begun) return;
   const current = begun;
   current.step = current.calls.step().catch(() => current.calls.discard()).then(() => {
+    try {
+      current.checkpoints?.checkpoint();
+    } catch {
+      current.checkpoints?.close();
+      current.checkpoints = undefined;
+    }
     if (begun === current) current.timer = setTimeout(step, STEP_MS);
   });
 }
@@ -44,6 +60,12 @@ async function beginAhead(request: ExportRequest): Promise<void> {
     begun.timer = setTimeout(step, STEP_MS);
   } catch {
     begun = undefined;
+    return;
+  }
+  try {
+    if (request.checkpoints) begun.checkpoints = new WalCheckpointer(request.path);
+  } catch {
+    // The store's own connection checkpoints, past its bound.
   }
 }
 
@@ -56,6 +78,7 @@ async function takeAhead(
   if (!current) return undefined;
   clearTimeout(current.timer);
   await current.step;
+  current.checkpoints?.close();
   if (current.request.path === request.path && current.request.dir === request.dir) return current;
   current.calls.discard();
   current.store.close();

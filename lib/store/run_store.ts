@@ -24,6 +24,7 @@ import type {
 } from "../core/records.ts";
 import { isRefused } from "../core/refusal.ts";
 import { type CallEnd, compareScores, compareUtf8, HeldView } from "./held_view.ts";
+import { CHECKPOINT_FALLBACK_PAGES } from "./wal_checkpointer.ts";
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS manifest (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -267,6 +268,26 @@ export class RunStore {
   /** How many times calls, outputs, scores or events were written through this store (a change counter). */
   get writes(): number {
     return this.#writes;
+  }
+
+  /**
+   * Leaves the checkpoints of the store's log to a `WalCheckpointer` (wal_checkpointer.ts) in another thread: this
+   * connection then checkpoints only once the log passes {@linkcode CHECKPOINT_FALLBACK_PAGES}, so that its
+   * commits never wait for a checkpoint's syncs. `false` takes them back (SQLite's default, each 1,000 pages).
+   */
+  leaveCheckpoints(elsewhere = true): void {
+    this.#sqlite.db.exec(`PRAGMA wal_autocheckpoint = ${elsewhere ? CHECKPOINT_FALLBACK_PAGES : 1000};`);
+  }
+
+  /** Whether the store is open (not closed yet). */
+  get isOpen(): boolean {
+    return this.#sqlite.db.isOpen;
+  }
+
+  /** Log pages past which this connection checkpoints on its own (SQLite's `wal_autocheckpoint`). */
+  get autoCheckpointPages(): number {
+    const row = this.#prepare("PRAGMA wal_autocheckpoint").get() as Record<string, number>;
+    return Number(Object.values(row)[0]);
   }
 
   /** Commits every queued write in one transaction (every read does this first). */
