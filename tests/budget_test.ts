@@ -238,3 +238,41 @@ Deno.test("--max-cost refuses a model without a price before anything is written
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("run store: usage totals kept as calls are committed equal the store's SQL over them, in its order", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "medeval-store-" });
+  try {
+    const store = new RunStore(`${dir}/run.sqlite`);
+    // Stored before the totals are first read: counted by the query.
+    store.putCall(call("before", "m", 7, 1));
+    assertEquals(store.usageTotals().length, 1);
+    const random = (() => {
+      let state = 12345;
+      return () => (state = (state * 1103515245 + 12345) % 2147483648) / 2147483648;
+    })();
+    const pick = <T>(values: T[]): T => values[Math.floor(random() * values.length)];
+    for (let i = 0; i < 400; i++) {
+      const stored: StoredCall = {
+        ...call(`k${i % 350}`, pick(["m", "ä-model", "\u{1F600}", "\uE000", "M"]), i, 2 * i),
+        role: pick(["model", "judge", "translator"]),
+        endpoint: pick([null, "host/v1", "batch:b1", "BATCH:b2", "Batch:", "batchx"]),
+        condition: pick([null, "default", "cot", "\u00e9"]),
+      };
+      if (i % 7 === 0) stored.usage = null;
+      if (i % 11 === 0) stored.usage = { prompt: Number.NaN, completion: 3 };
+      // Keys repeat (i % 350): a call stored again is ignored, its usage not counted twice.
+      store.putCall(stored);
+      if (i % 50 === 0) store.flush();
+    }
+    const kept = store.usageTotals();
+    const reader = new RunStore(`${dir}/run.sqlite`, { readOnly: true });
+    assertEquals(kept, reader.usageTotals());
+    reader.close();
+    // One total per role, model, condition and batch: calls without an endpoint are not a group apart.
+    const groups = kept.map((t) => JSON.stringify([t.role, t.model, t.condition, t.batch]));
+    assertEquals(groups.length, new Set(groups).size);
+    store.close();
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
