@@ -244,7 +244,11 @@ export function summarize(
   const columns = new Map(metricNames.map((m) => [m, valueColumn(rows, m)]));
   const all = rows.map((_, i) => i);
   const overall = new Map(metricNames.map((m) => [m, presentAt(rows, all, columns.get(m)!)]));
-  const designs = new Map(metricNames.map((m) => [m, presentDesign(overall.get(m)!.present(), m, options)]));
+  // A design reads its rows only for judge repeats and clusters: without either, none are made for it.
+  const readsRows = options.clusters !== undefined || rows.some((r) => r.repeats !== undefined);
+  const designs = new Map(
+    metricNames.map((m) => [m, presentDesign(readsRows ? overall.get(m)!.present() : [], m, options)]),
+  );
   const used = new Map(metricNames.map((m) => [m, new Set<string>()]));
   const groups: Summary["groups"] = {};
   for (const field of groupFields) {
