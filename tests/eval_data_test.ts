@@ -29,8 +29,13 @@ Deno.test("a data file that cannot be read is one error naming it, not the failu
 
 Deno.test("the data file is read once: its hash is of the bytes the loader read", async () => {
   const task = await getTask("climedbench");
+  // Files are read through Deno.open (text_file.ts readWhole); Deno.readFile would be a second way in.
   const reads: string[] = [];
-  const readFile = Deno.readFile;
+  const { open, readFile } = Deno;
+  Deno.open = (path, options) => {
+    reads.push(String(path));
+    return open(path, options);
+  };
   Deno.readFile = (path, options) => {
     reads.push(String(path));
     return readFile(path, options);
@@ -39,7 +44,7 @@ Deno.test("the data file is read once: its hash is of the bytes the loader read"
   try {
     sha256 = (await loadEvalData(task, CLIMED)).sha256;
   } finally {
-    Deno.readFile = readFile;
+    Object.assign(Deno, { open, readFile });
   }
   assertEquals(reads.filter((path) => path === CLIMED).length, 1);
   assertEquals(sha256, await hashFile(CLIMED));

@@ -10,6 +10,7 @@ import { mulberry32 } from "../lib/stats/rng.ts";
 import { pathExists } from "../lib/core/fs.ts";
 import { ROOT, runCli } from "./run_cli.ts";
 import { walkFiles } from "./walk.ts";
+import { withTempDir } from "./temp_store.ts";
 
 const bytes = (...b: number[]) => new Uint8Array(b);
 
@@ -138,4 +139,21 @@ Deno.test("CLI: a data file with broken UTF-8 stops before anything is written",
   assertEquals(result.errors.length, 1);
   assertStringIncludes(result.errors[0], `line 1, byte ${offset}: not valid UTF-8`);
   assertEquals(await pathExists(out), false);
+});
+
+Deno.test("readBytes reads every byte: files of every size, and a FIFO, whose size is not known ahead", async () => {
+  await withTempDir("read-whole", async (dir) => {
+    for (const size of [0, 1, 65_535, 65_536, 65_537, 1_000_003]) {
+      const bytes = Uint8Array.from({ length: size }, (_, i) => (i * 31 + 7) & 255);
+      await Deno.writeFile(`${dir}/f${size}`, bytes);
+      assertEquals(await readBytes(`${dir}/f${size}`), bytes, `${size} bytes`);
+    }
+    const fifo = `${dir}/fifo`;
+    const made = await new Deno.Command("mkfifo", { args: [fifo] }).output();
+    assertEquals(made.code, 0);
+    const sent = Uint8Array.from({ length: 200_000 }, (_, i) => i & 255);
+    const writing = Deno.writeFile(fifo, sent);
+    assertEquals(await readBytes(fifo), sent, "a FIFO read to its end");
+    await writing;
+  });
 });
