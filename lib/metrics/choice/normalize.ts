@@ -41,20 +41,22 @@ function isIdeograph(c: number): boolean {
  * character: ASCII and CJK ideographs (most of what is read) by table, any other character by the rule itself.
  */
 export function matchView(text: string): MatchView {
-  let norm = "";
+  // The kept UTF-16 units, made into one string at the end (a string grown a character at a time left one
+  // string behind per character).
+  const units: number[] = [];
   const at: number[] = [];
   for (let i = 0; i < text.length;) {
     const c = text.charCodeAt(i);
     if (c < 128) {
       if (ASCII_KEPT[c]) {
-        norm += c >= 65 && c <= 90 ? String.fromCharCode(c + 32) : text[i];
+        units.push(c >= 65 && c <= 90 ? c + 32 : c);
         at.push(i);
       }
       i++;
       continue;
     }
     if (isIdeograph(c)) {
-      norm += text[i];
+      units.push(c);
       at.push(i);
       i++;
       continue;
@@ -64,16 +66,31 @@ export function matchView(text: string): MatchView {
     let ignored = IGNORED_OTHER.get(point);
     if (ignored === undefined) IGNORED_OTHER.set(point, ignored = IGNORED_FOR_MATCH.test(ch));
     if (!ignored) {
-      // A lower case may be longer than its character (İ → i̇): each of its units comes from the character.
-      for (const unit of ch.toLowerCase()) {
-        norm += unit;
+      // A lower case may be longer than its character (İ → i̇, or a pair of surrogates): each of its UTF-16
+      // units comes from the character.
+      const lower = ch.toLowerCase();
+      for (let u = 0; u < lower.length; u++) {
+        units.push(lower.charCodeAt(u));
         at.push(i);
       }
     }
     i += ch.length;
   }
-  return { norm, at };
+  return { norm: fromUnits(units), at };
 }
+
+/** The string of UTF-16 `units`, made a slice at a time (a call takes only so many arguments). */
+function fromUnits(units: readonly number[]): string {
+  if (units.length <= UNITS_PER_CALL) return String.fromCharCode(...units);
+  let text = "";
+  for (let i = 0; i < units.length; i += UNITS_PER_CALL) {
+    text += String.fromCharCode(...units.slice(i, i + UNITS_PER_CALL));
+  }
+  return text;
+}
+
+/** UTF-16 units made into a string per call of `String.fromCharCode`. */
+const UNITS_PER_CALL = 4096;
 
 /**
  * The one normalisation used to compare a reply with option and step texts: {@linkcode normalizeReply}, lower
