@@ -236,22 +236,6 @@ export const CHOICE_RULES: readonly ChoiceRule[] = [
   },
 ];
 
-/**
- * Each item's options prepared for matching, by the options object and the labels read (every reply to an item
- * is read against the same options: a sample's `choices` are never changed, a perturbation makes new ones).
- */
-const indexed = new WeakMap<Record<string, string>, Map<string, OptionIndex>>();
-
-/** The options prepared for matching ({@linkcode indexOptions}), once per options object and labels. */
-function indexOf(options: Record<string, string>, labels: readonly string[]): OptionIndex {
-  let byLabels = indexed.get(options);
-  if (!byLabels) indexed.set(options, byLabels = new Map());
-  const key = labels.join("\u0000");
-  let index = byLabels.get(key);
-  if (!index) byLabels.set(key, index = indexOptions(options, labels));
-  return index;
-}
-
 /** The reading of a normalised, non-empty reply, with its shared readings computed once, on first use. */
 function readingOf(text: string, labels: readonly string[], options: Record<string, string>): ChoiceReading {
   let uncertain: boolean | undefined;
@@ -259,7 +243,7 @@ function readingOf(text: string, labels: readonly string[], options: Record<stri
   return {
     text,
     labels,
-    index: indexOf(options, labels),
+    index: indexOptions(options, labels),
     uncertain: () => uncertain ??= UNCERTAIN.test(text),
     lone: () => lone ??= loneLetters(text, labels, true),
   };
