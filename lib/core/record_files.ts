@@ -53,7 +53,9 @@ async function readValues(path: string, format: DataFormat): Promise<{ value: un
     try {
       // Loaded on first use: only Parquet input needs the reader.
       const { parquetReadObjects } = await import("hyparquet");
-      rows = await parquetReadObjects({ file: bytes.buffer as ArrayBuffer });
+      // The file's own bytes: readBytes may give a view of a larger buffer.
+      const file = bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer;
+      rows = await parquetReadObjects({ file });
     } catch (err) {
       throw new InputError(
         { file: path },
