@@ -53,6 +53,11 @@ const CALL: StoredCall = {
 };
 
 /** A score of `sampleId` by scorer `metric`, with the fields a test does not care about filled in. */
+/** An answered output of condition "c" for one sample. */
+function answered(sampleId: string) {
+  return { sampleId, condition: "c", callKey: "k", text: "answer", error: null, detail: null };
+}
+
 function score(sampleId: string, fields: Partial<StoredScore>): StoredScore {
   return storedScore({ sampleId, scorer: "metric", ...fields });
 }
@@ -87,14 +92,7 @@ Deno.test("a held condition is what the store reads back: replaced rows, NaN, ne
     assert(store.holdView("c"), "a condition the store does not have is held");
     const ids = ["s10", "s2", "\u{1F600}x", "\uE000y", "中文", "s1"];
     for (const id of ids) {
-      store.putOutput({
-        sampleId: id,
-        condition: "c",
-        callKey: "k",
-        text: "answer",
-        error: null,
-        detail: null,
-      });
+      store.putOutput(answered(id));
     }
     // An output replaced: first an error, then the answer (as a resumed retry would), and the reverse.
     store.putOutput({ sampleId: "s2", condition: "c", callKey: null, text: null, error: "timeout" });
@@ -318,14 +316,7 @@ Deno.test("a held condition's scores keep the store's order when some scored sam
   await withTempStore((store) => {
     assert(store.holdView("c"));
     for (const id of ["s3", "\u{1F600}a", "s1"]) {
-      store.putOutput({
-        sampleId: id,
-        condition: "c",
-        callKey: "k",
-        text: "answer",
-        error: null,
-        detail: null,
-      });
+      store.putOutput(answered(id));
     }
     // Scored without an output of the condition (in the store's order: "s0" and "\uE000b" fall among the others).
     for (const id of ["\uE000b", "s1", "s0", "\u{1F600}a", "s3"]) store.putScore(score(id, {}));
