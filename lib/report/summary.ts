@@ -116,23 +116,29 @@ export function estimateMetric(
   design: MetricDesign,
   seed: string,
 ): ChosenInterval {
-  const present = withValue(rows, metric);
-  return estimatePresent(() => present, present.map((r) => r.values[metric]!), metric, design, seed);
+  const column = valueColumn(rows, metric);
+  return estimatePresent(rows, presentAt(rows.map((_, i) => i), column), metric, design, seed);
+}
+
+/** The rows with a value for one metric: their indices (`at`) and their values, in the same order. */
+interface PresentValues {
+  at: number[];
+  values: number[];
 }
 
 /**
- * {@linkcode estimateMetric} of the rows with a value for `metric`, given as those values (`values`) and the
- * rows they are read from (`present`, in the same order; read only for clusters or judge repeats).
+ * {@linkcode estimateMetric} of the rows of `all` with a value for `metric` (`present`); the rows themselves are
+ * read only for clusters or judge repeats.
  */
 function estimatePresent(
-  present: () => readonly SampleRow[],
-  values: number[],
+  all: readonly SampleRow[],
+  { at, values }: PresentValues,
   metric: string,
   design: MetricDesign,
   seed: string,
 ): ChosenInterval {
   const options = { seed };
-  const rows = design.clusters || design.kind === "judged mean" ? present() : [];
+  const rows = design.clusters || design.kind === "judged mean" ? rowsAt(all, at) : [];
   // Where no two of these rows share a cluster (a group of one-round conversations) the values are independent.
   const clustered = design.clusters && sharesCluster(rows)
     ? {
@@ -211,22 +217,21 @@ function valueColumn(rows: readonly SampleRow[], metric: string): (number | null
   return rows.map((r) => r.values[metric] ?? null);
 }
 
-/**
- * The values in `column` at the row indices `at` (rows without one left out), in the order of `at`, and the
- * rows they are read from (made when asked for).
- */
-function presentAt(
-  rows: readonly SampleRow[],
-  at: readonly number[],
-  column: readonly (number | null)[],
-): { present: () => SampleRow[]; values: number[] } {
-  const values: number[] = [];
+/** The row indices among `at` with a value in `column`, and those values, in the order of `at`. */
+function presentAt(at: readonly number[], column: readonly (number | null)[]): PresentValues {
+  const present: PresentValues = { at: [], values: [] };
   for (const i of at) {
     const value = column[i];
-    if (value !== null) values.push(value);
+    if (value === null) continue;
+    present.at.push(i);
+    present.values.push(value);
   }
-  const present = () => at.filter((i) => column[i] !== null).map((i) => rows[i]);
-  return { present, values };
+  return present;
+}
+
+/** The rows at the indices `at`. */
+function rowsAt(rows: readonly SampleRow[], at: readonly number[]): SampleRow[] {
+  return at.map((i) => rows[i]);
 }
 
 /**
@@ -243,11 +248,11 @@ export function summarize(
   // Each metric's values are read from the rows once; a group's are then picked by row index.
   const columns = new Map(metricNames.map((m) => [m, valueColumn(rows, m)]));
   const all = rows.map((_, i) => i);
-  const overall = new Map(metricNames.map((m) => [m, presentAt(rows, all, columns.get(m)!)]));
+  const overall = new Map(metricNames.map((m) => [m, presentAt(all, columns.get(m)!)]));
   // A design reads its rows only for judge repeats and clusters: without either, none are made for it.
   const readsRows = options.clusters !== undefined || rows.some((r) => r.repeats !== undefined);
   const designs = new Map(
-    metricNames.map((m) => [m, presentDesign(readsRows ? overall.get(m)!.present() : [], m, options)]),
+    metricNames.map((m) => [m, presentDesign(readsRows ? rowsAt(rows, overall.get(m)!.at) : [], m, options)]),
   );
   const used = new Map(metricNames.map((m) => [m, new Set<string>()]));
   const groups: Summary["groups"] = {};
@@ -256,10 +261,9 @@ export function summarize(
     for (const [key, at] of groupIndices(rows, field, options.order?.[field])) {
       const cell: Record<string, Estimate> = {};
       for (const metric of metricNames) {
-        const { present, values } = presentAt(rows, at, columns.get(metric)!);
         const chosen = estimatePresent(
-          present,
-          values,
+          rows,
+          presentAt(at, columns.get(metric)!),
           metric,
           designs.get(metric)!,
           `${options.seed}:${field}=${key}:${metric}`,
@@ -274,10 +278,10 @@ export function summarize(
   const intervals: Record<string, IntervalInfo> = {};
   for (const metric of metricNames) {
     const design = designs.get(metric)!;
-    const { present, values } = overall.get(metric)!;
-    const chosen = estimatePresent(present, values, metric, design, `${options.seed}:all:${metric}`);
+    const present = overall.get(metric)!;
+    const chosen = estimatePresent(rows, present, metric, design, `${options.seed}:all:${metric}`);
     metrics[metric] = estimateOf(chosen);
-    const repeats = design.kind === "judged mean" ? mostRepeats(present(), metric) : undefined;
+    const repeats = design.kind === "judged mean" ? mostRepeats(rowsAt(rows, present.at), metric) : undefined;
     intervals[metric] = intervalInfo(design, chosen, used.get(metric)!, repeats);
   }
   const clustered = [...designs.values()].some((d) => d.clusters);
