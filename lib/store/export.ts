@@ -87,10 +87,8 @@ export function prepareExport(store: RunStore, options: PrepareOptions = {}): vo
   // does not handle would end this process).
   worker.onerror = (event) => {
     event.preventDefault();
-    worker.terminate();
     if (spare.get(store) === worker) spare.delete(store);
-    removePartial(store);
-    store.leaveCheckpoints(false);
+    endPrepared(store, worker);
   };
   spare.set(store, worker);
   if (options.dir !== undefined) {
@@ -106,15 +104,19 @@ export function prepareExport(store: RunStore, options: PrepareOptions = {}): vo
 export function discardExport(store: RunStore): void {
   const prepared = spare.get(store);
   spare.delete(store);
-  if (!prepared) return;
-  prepared.terminate();
-  removePartial(store);
-  if (store.isOpen) store.leaveCheckpoints(false);
+  if (prepared) endPrepared(store, prepared);
 }
 
-/** Removes the calls file a worker began for `store` (lib/store/calls_ahead.ts), if there is one. */
-function removePartial(store: RunStore): void {
+/** Ends a worker {@linkcode prepareExport} spawned for `store` and removes the calls file it began. */
+function endPrepared(store: RunStore, worker: Worker): void {
+  worker.terminate();
   removeQuietly(partialCalls(store.path));
+  takeBackCheckpoints(store);
+}
+
+/** Gives the checkpoints of `store`'s log back to its own connection (if still open): no worker takes them. */
+function takeBackCheckpoints(store: RunStore): void {
+  if (store.isOpen) store.leaveCheckpoints(false);
 }
 
 /**
@@ -127,7 +129,7 @@ function removePartial(store: RunStore): void {
 export function startExport(store: RunStore, dir: string): void {
   store.flush();
   // The worker stops checkpointing as it exports; nothing more is written meanwhile.
-  store.leaveCheckpoints(false);
+  takeBackCheckpoints(store);
   const worker = spare.get(store) ?? exportWorker();
   spare.delete(store);
   const files = new Promise<string[]>((resolve, reject) => {
@@ -200,7 +202,7 @@ export async function exportStore(store: RunStore, dir: string, calls?: CallsAhe
       await noteFile(callsPath, callsNotePath(dir), mark);
     }
   } finally {
-    removePartial(store);
+    removeQuietly(partialCalls(store.path));
   }
   written.push(callsPath);
   const outputs = `${dir}/outputs.jsonl`;
