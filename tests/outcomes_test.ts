@@ -414,6 +414,26 @@ Deno.test("the store counts other roles' call outcomes in SQL, by role and model
     assertEquals(counted, [counts("judge", "j1"), counts("judge", "j2"), counts("translator", "t")]);
     assertEquals(counted[0], { role: "judge", model: "j1", calls: 4, truncated: 2, refused: 0, empty: 2 });
     assertEquals(counted[1], { role: "judge", model: "j2", calls: 3, truncated: 0, refused: 2, empty: 0 });
+    // Every role of the store left out: none counted; a call of another role stored since is counted.
+    const allRoles = ["embed", "model", "judge", "translator"];
+    assertEquals(store.callEndCounts("default", "default", allRoles), []);
+    store.putCall({
+      key: "late",
+      role: "grader",
+      model: "g",
+      request: { messages: [], params: {} },
+      text: "",
+      finishReason: "length",
+      refusal: null,
+      usage: null,
+      attempts: 1,
+      latencyMs: 1,
+      createdAt: new Date(99).toISOString(),
+      condition: "default",
+    });
+    assertEquals(store.callEndCounts("default", "default", allRoles), [
+      { role: "grader", model: "g", calls: 1, truncated: 1, refused: 0, empty: 1 },
+    ]);
     return Promise.resolve();
   });
 });

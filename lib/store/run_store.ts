@@ -710,7 +710,8 @@ export class RunStore {
    * role and model first made a call.
    */
   callEndCounts(condition: string, baseline: string, exceptRoles: readonly string[] = []): CallEndCounts[] {
-    this.flush();
+    // A store whose calls are all of the roles left out (a run with one role) counts none: no scan of the calls.
+    if (this.usageTotals().every((t) => exceptRoles.includes(t.role))) return [];
     const refused = refusedSql("");
     const rows = this.#prepare(
       "SELECT role, model, COUNT(*) AS calls, SUM(finish_reason IS 'length') AS truncated, " +
