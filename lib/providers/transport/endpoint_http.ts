@@ -10,6 +10,7 @@
  * @module
  */
 import { DEFAULT_TIMEOUT_MS, type EndpointClientSettings, timerDelayMs } from "./client_options.ts";
+import { DeadlineQueue } from "./deadlines.ts";
 
 /** An error answer (any status outside 2xx), read as the npm:openai client reads it. */
 export class EndpointHttpError extends Error {
@@ -122,6 +123,7 @@ export class EndpointHttp {
   readonly #query: string;
   readonly #headers: Record<string, string>;
   readonly #timeoutMs: number;
+  readonly #deadlines: DeadlineQueue;
 
   /**
    * Prepares the URL prefix, query and headers once; `env` (default: the process environment) supplies
@@ -153,6 +155,7 @@ export class EndpointHttp {
     // Capped at 2^31 - 1 ms (about 24.8 days): setTimeout fires at once for a longer delay, which would time
     // out every request the moment it is sent. Flags are refused above the cap before anything is sent.
     this.#timeoutMs = timerDelayMs(settings.timeoutMs ?? DEFAULT_TIMEOUT_MS);
+    this.#deadlines = new DeadlineQueue(this.#timeoutMs);
   }
 
   /**
@@ -164,10 +167,10 @@ export class EndpointHttp {
   async post(path: string, body: unknown, options: PostOptions = {}): Promise<JsonAnswer> {
     const controller = new AbortController();
     let timedOut = false;
-    const timer = setTimeout(() => {
+    const deadline = this.#deadlines.start(() => {
       timedOut = true;
       controller.abort();
-    }, this.#timeoutMs);
+    });
     const outer = options.signal;
     const abort = () => controller.abort();
     if (outer?.aborted) controller.abort();
@@ -192,7 +195,7 @@ export class EndpointHttp {
       if (controller.signal.aborted) throw new EndpointAbortError();
       throw new EndpointConnectionError(err instanceof Error ? err.message : String(err));
     } finally {
-      clearTimeout(timer);
+      this.#deadlines.end(deadline);
       outer?.removeEventListener("abort", abort);
     }
   }
