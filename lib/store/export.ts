@@ -110,8 +110,13 @@ export function discardExport(store: RunStore): void {
 /** Ends a worker {@linkcode prepareExport} spawned for `store` and removes the calls file it began. */
 function endPrepared(store: RunStore, worker: Worker): void {
   worker.terminate();
-  removeQuietly(partialCalls(store.path));
+  removePartial(store);
   takeBackCheckpoints(store);
+}
+
+/** Removes the calls file a worker began for `store` (lib/store/calls_ahead.ts), if there is one. */
+function removePartial(store: RunStore): void {
+  removeQuietly(partialCalls(store.path));
 }
 
 /** Gives the checkpoints of `store`'s log back to its own connection (if still open): no worker takes them. */
@@ -202,7 +207,7 @@ export async function exportStore(store: RunStore, dir: string, calls?: CallsAhe
       await noteFile(callsPath, callsNotePath(dir), mark);
     }
   } finally {
-    removeQuietly(partialCalls(store.path));
+    removePartial(store);
   }
   written.push(callsPath);
   const outputs = `${dir}/outputs.jsonl`;
