@@ -81,6 +81,8 @@ Deno.test("a call stored out of time order drops the file: the export writes the
       assertEquals(await Deno.readTextFile(files[0]), await sortedCalls(store, dir));
       assertEquals([...Deno.readDirSync(`${dir}/log`)].map((e) => e.name).sort(), [
         ".calls.jsonl.json",
+        ".outputs.jsonl.json",
+        ".scores.jsonl.json",
         "calls.jsonl",
         "events.jsonl",
         "outputs.jsonl",

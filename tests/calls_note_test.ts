@@ -73,7 +73,7 @@ Deno.test("a second export keeps the calls file that holds every call, and write
     const second = await Deno.stat(`${log}/calls.jsonl`);
     assertEquals(second.mtime?.getTime(), first.mtime?.getTime());
     assertEquals(await Deno.readTextFile(`${log}/calls.jsonl`), await freshCalls(store, dir));
-    // The other files are written each time: the event stored since is in the log.
+    // The events file is written each time: the event stored since is in the log.
     assert((await Deno.readTextFile(`${log}/events.jsonl`)).includes('"resume"'));
   });
 });

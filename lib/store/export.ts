@@ -2,7 +2,7 @@
  * Exports the run store as JSON Lines, one file per table.
  * @module
  */
-import type { CallsMark, RunStore } from "./run_store.ts";
+import type { CallsMark, RowsMark, RunStore } from "./run_store.ts";
 import { JsonLinesFile, writeLineBytes } from "./jsonl_file.ts";
 import { removeQuietly } from "../core/fs.ts";
 import { fileIsNoted, type FileMark, noteFile } from "./file_note.ts";
@@ -163,7 +163,7 @@ const CALLS_FORMAT = 1;
 
 /** Path of the note beside the calls file in `dir` (lib/store/file_note.ts) saying which calls it holds. */
 export function callsNotePath(dir: string): string {
-  return `${dir}/.calls.jsonl.json`;
+  return logNotePath(`${dir}/calls.jsonl`);
 }
 
 /**
@@ -210,17 +210,62 @@ export async function exportStore(store: RunStore, dir: string, calls?: CallsAhe
     removePartial(store);
   }
   written.push(callsPath);
+  // Outputs and scores change only as the store's rows do: a file noted with the store's rows mark is kept.
+  const rows = store.rowsMark();
   const outputs = `${dir}/outputs.jsonl`;
-  await writeLineBytes(outputs, store.eachOutputLine());
+  await writeUnlessNoted(
+    outputs,
+    rowsFileMark("outputs", rows),
+    () => writeLineBytes(outputs, store.eachOutputLine()),
+  );
   written.push(outputs);
-  const files: [string, Iterable<string>][] = [
-    ["scores.jsonl", store.eachScoreJson()],
-    ["events.jsonl", store.eachEventJson()],
-  ];
-  for (const [name, lines] of files) {
-    const path = `${dir}/${name}`;
-    await writeJsonLines(path, lines);
-    written.push(path);
-  }
+  const scores = `${dir}/scores.jsonl`;
+  await writeUnlessNoted(
+    scores,
+    rowsFileMark("scores", rows),
+    () => writeJsonLines(scores, store.eachScoreJson()),
+  );
+  written.push(scores);
+  const events = `${dir}/events.jsonl`;
+  await writeJsonLines(events, store.eachEventJson());
+  written.push(events);
   return written;
+}
+
+/**
+ * Format of the log's outputs and scores files (`OUTPUT_LINE` and `scoreJson` of run_store.ts, and their
+ * order): a file noted in another format is written again, so a change to either must change this number.
+ */
+const ROWS_FORMAT = 1;
+
+/** Path of the note beside the log file at `path` (lib/store/file_note.ts) saying what it was written from. */
+export function logNotePath(path: string): string {
+  const slash = path.lastIndexOf("/");
+  return `${path.slice(0, slash + 1)}.${path.slice(slash + 1)}.json`;
+}
+
+/**
+ * What the outputs or scores file (`table`) holds, as its note records it: the format and the store's
+ * {@linkcode RowsMark} (its name, its count of rows of samples, outputs and scores written, replaced or deleted,
+ * and the generation its last change drew); `undefined` for a store that keeps no count (such a file is always
+ * written).
+ */
+function rowsFileMark(table: "outputs" | "scores", rows: RowsMark | undefined): FileMark | undefined {
+  return rows && { format: ROWS_FORMAT, table, ...rows };
+}
+
+/**
+ * Keeps the file at `path` when its note says it was written for `mark`; else writes it (`write`) and notes it
+ * (when there is a mark). The note is removed before the file is written, so a write cut short is not kept.
+ */
+async function writeUnlessNoted(
+  path: string,
+  mark: FileMark | undefined,
+  write: () => Promise<void>,
+): Promise<void> {
+  const notePath = logNotePath(path);
+  if (mark && await fileIsNoted(path, notePath, mark)) return;
+  removeQuietly(notePath);
+  await write();
+  if (mark) await noteFile(path, notePath, mark);
 }
