@@ -212,20 +212,15 @@ export async function exportStore(store: RunStore, dir: string, calls?: CallsAhe
   written.push(callsPath);
   // Outputs and scores change only as the store's rows do: a file noted with the store's rows mark is kept.
   const rows = store.rowsMark();
-  const outputs = `${dir}/outputs.jsonl`;
-  await writeUnlessNoted(
-    outputs,
-    rowsFileMark("outputs", rows),
-    () => writeLineBytes(outputs, store.eachOutputLine()),
-  );
-  written.push(outputs);
-  const scores = `${dir}/scores.jsonl`;
-  await writeUnlessNoted(
-    scores,
-    rowsFileMark("scores", rows),
-    () => writeJsonLines(scores, store.eachScoreJson()),
-  );
-  written.push(scores);
+  const tables: [table: "outputs" | "scores", write: (path: string) => Promise<void>][] = [
+    ["outputs", (path) => writeLineBytes(path, store.eachOutputLine())],
+    ["scores", (path) => writeJsonLines(path, store.eachScoreJson())],
+  ];
+  for (const [table, write] of tables) {
+    const path = `${dir}/${table}.jsonl`;
+    await writeUnlessNoted(path, rowsFileMark(table, rows), () => write(path));
+    written.push(path);
+  }
   const events = `${dir}/events.jsonl`;
   await writeJsonLines(events, store.eachEventJson());
   written.push(events);
