@@ -6,7 +6,8 @@
  * @module
  */
 import { assert, assertEquals } from "@std/assert";
-import { exportStore, logNotePath } from "../lib/store/export.ts";
+import { exportStore } from "../lib/store/export.ts";
+import { notePath } from "../lib/store/file_note.ts";
 import type { RunStore } from "../lib/store/run_store.ts";
 import { storedScore, withTempDir, withTempStore } from "./temp_store.ts";
 
@@ -77,7 +78,7 @@ Deno.test("an output or a score stored since, or scores replaced, has both files
     assert((await Deno.readTextFile(`${log}/outputs.jsonl`)).includes('"s4"'));
     await assertFresh(store, log, dir);
 
-    // A score replaced in place (same key, another value) changes no count of rows, but is a change.
+    // A score replaced in place (same key, another value) leaves the table with as many rows, but is a change.
     store.putScore(storedScore({ sampleId: "s1", condition: "default", value: 0 }));
     assertEquals(await rowReads(store, () => exportStore(store, log)), { outputs: 1, scores: 1 });
     await assertFresh(store, log, dir);
@@ -98,11 +99,11 @@ Deno.test("an edited file, a note of another format or no note has that file wri
     assertEquals(await rowReads(store, () => exportStore(store, log)), { outputs: 1, scores: 0 });
     assertEquals(await Deno.readTextFile(outputs), expected);
 
-    const note = JSON.parse(await Deno.readTextFile(logNotePath(scores)));
-    await Deno.writeTextFile(logNotePath(scores), JSON.stringify({ ...note, format: note.format + 1 }));
+    const note = JSON.parse(await Deno.readTextFile(notePath(scores)));
+    await Deno.writeTextFile(notePath(scores), JSON.stringify({ ...note, format: note.format + 1 }));
     assertEquals(await rowReads(store, () => exportStore(store, log)), { outputs: 0, scores: 1 });
 
-    await Deno.remove(logNotePath(outputs));
+    await Deno.remove(notePath(outputs));
     assertEquals(await rowReads(store, () => exportStore(store, log)), { outputs: 1, scores: 0 });
     await Deno.remove(scores);
     assertEquals(await rowReads(store, () => exportStore(store, log)), { outputs: 0, scores: 1 });

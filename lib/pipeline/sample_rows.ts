@@ -9,7 +9,7 @@ import type { Sample } from "../core/sample.ts";
 import type { StoredOutput, StoredScore } from "../core/records.ts";
 import { compareScores } from "../store/held_view.ts";
 import { type RunStore, scoreRowJson } from "../store/run_store.ts";
-import { fileIsNoted, type FileMark, noteFile } from "../store/file_note.ts";
+import { type FileMark, notePath, writeUnlessNoted } from "../store/file_note.ts";
 import { writeJsonLines } from "../store/export.ts";
 import { digestHex } from "../core/hash.ts";
 import { JsonLinesFile } from "../store/jsonl_file.ts";
@@ -24,7 +24,7 @@ export const SAMPLE_ROWS_FORMAT = 1;
 
 /** Path of the note beside the `samples.jsonl` in `dir` (lib/store/file_note.ts) saying what its rows are of. */
 export function sampleRowsNotePath(dir: string): string {
-  return `${dir}/.samples.jsonl.json`;
+  return notePath(`${dir}/samples.jsonl`);
 }
 
 /** Samples whose row heads {@linkcode rowHeadsDigest} hashes at once, before it lets other work run. */
@@ -95,17 +95,17 @@ export async function writeSampleRows(
 ): Promise<"moved" | "written" | "kept"> {
   const { ahead } = options;
   const path = `${dir}/samples.jsonl`;
-  const notePath = sampleRowsNotePath(dir);
   const heads = () => options.digest ?? rowHeadsDigest(store.eachSample(), asked);
   const mark = await sampleRowsMark(store, condition, heads);
-  if (ahead === undefined && mark && await fileIsNoted(path, notePath, mark)) return "kept";
-  removeQuietly(notePath);
-  // On another file system, say, the rows written ahead cannot be moved: they are read from the store instead.
-  const moved = ahead !== undefined &&
-    await Deno.rename(ahead, path).then(() => true, () => (removeQuietly(ahead), false));
-  if (!moved) await writeJsonLines(path, eachSampleRowJson(store, condition, asked));
-  if (mark) await noteFile(path, notePath, mark);
-  return moved ? "moved" : "written";
+  let moved = false;
+  // Rows written ahead are always taken.
+  const kept = await writeUnlessNoted(path, mark, async () => {
+    // On another file system, say, the rows written ahead cannot be moved: they are read from the store instead.
+    moved = ahead !== undefined &&
+      await Deno.rename(ahead, path).then(() => true, () => (removeQuietly(ahead), false));
+    if (!moved) await writeJsonLines(path, eachSampleRowJson(store, condition, asked));
+  }, ahead === undefined);
+  return kept ? "kept" : moved ? "moved" : "written";
 }
 
 /** Samples whose outputs and scores {@linkcode eachSampleRowJson} reads at once. */

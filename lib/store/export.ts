@@ -5,7 +5,7 @@
 import type { CallsMark, RowsMark, RunStore } from "./run_store.ts";
 import { JsonLinesFile, writeLineBytes } from "./jsonl_file.ts";
 import { removeQuietly } from "../core/fs.ts";
-import { fileIsNoted, type FileMark, noteFile } from "./file_note.ts";
+import { type FileMark, notePath, writeUnlessNoted } from "./file_note.ts";
 import { type CallsAhead, partialCalls } from "./calls_ahead.ts";
 
 /** Returns `rows` as JSON Lines text (one JSON object per line, trailing newline). */
@@ -163,7 +163,7 @@ const CALLS_FORMAT = 1;
 
 /** Path of the note beside the calls file in `dir` (lib/store/file_note.ts) saying which calls it holds. */
 export function callsNotePath(dir: string): string {
-  return logNotePath(`${dir}/calls.jsonl`);
+  return notePath(`${dir}/calls.jsonl`);
 }
 
 /**
@@ -198,14 +198,13 @@ export async function exportStore(store: RunStore, dir: string, calls?: CallsAhe
     // Taken first: a call stored while the file is written makes the note older than the file, never newer.
     const mark = callsFileMark(store.callsMark());
     const finished = await calls?.finish();
-    if (finished !== undefined || !await fileIsNoted(callsPath, callsNotePath(dir), mark)) {
-      removeQuietly(callsNotePath(dir));
+    // The file begun ahead is taken whatever is there already.
+    await writeUnlessNoted(callsPath, mark, async () => {
       // A log on another file system than the store's cannot take the file by a rename: it is written afresh.
       const moved = finished !== undefined &&
         await Deno.rename(finished, callsPath).then(() => true, () => false);
       if (!moved) await writeJsonLines(callsPath, store.eachCallJson());
-      await noteFile(callsPath, callsNotePath(dir), mark);
-    }
+    }, finished === undefined);
   } finally {
     removePartial(store);
   }
@@ -233,12 +232,6 @@ export async function exportStore(store: RunStore, dir: string, calls?: CallsAhe
  */
 const ROWS_FORMAT = 1;
 
-/** Path of the note beside the log file at `path` (lib/store/file_note.ts) saying what it was written from. */
-export function logNotePath(path: string): string {
-  const slash = path.lastIndexOf("/");
-  return `${path.slice(0, slash + 1)}.${path.slice(slash + 1)}.json`;
-}
-
 /**
  * What the outputs or scores file (`table`) holds, as its note records it: the format and the store's
  * {@linkcode RowsMark} (its name, its count of rows of samples, outputs and scores written, replaced or deleted,
@@ -247,20 +240,4 @@ export function logNotePath(path: string): string {
  */
 function rowsFileMark(table: "outputs" | "scores", rows: RowsMark | undefined): FileMark | undefined {
   return rows && { format: ROWS_FORMAT, table, ...rows };
-}
-
-/**
- * Keeps the file at `path` when its note says it was written for `mark`; else writes it (`write`) and notes it
- * (when there is a mark). The note is removed before the file is written, so a write cut short is not kept.
- */
-async function writeUnlessNoted(
-  path: string,
-  mark: FileMark | undefined,
-  write: () => Promise<void>,
-): Promise<void> {
-  const notePath = logNotePath(path);
-  if (mark && await fileIsNoted(path, notePath, mark)) return;
-  removeQuietly(notePath);
-  await write();
-  if (mark) await noteFile(path, notePath, mark);
 }
