@@ -251,10 +251,10 @@ function round(x: number, digits = 1): number {
   return Math.round(x * 10 ** digits) / 10 ** digits;
 }
 
-/** Measures the bundle at `index` in headless Chromium. */
-async function measureInChromium(index: string, ids: string[]) {
+/** Measures the bundle at `index` in headless Chromium (the executable at `chromium`). */
+async function measureInChromium(index: string, ids: string[], chromium: string) {
   const browser = await puppeteer.launch({
-    executablePath: findChromium(),
+    executablePath: chromium,
     headless: true,
     args: [
       "--no-sandbox",
@@ -324,8 +324,8 @@ async function measureInChromium(index: string, ids: string[]) {
   }
 }
 
-/** Builds the synthetic run and its viewer, measures it in Chromium, prints and writes the report. */
-async function benchViewer(): Promise<void> {
+/** Builds the synthetic run and its viewer, measures it in Chromium (at `chromium`), prints and writes the report. */
+async function benchViewer(chromium: string): Promise<void> {
   const kept = Deno.env.get("VIEW_WORK");
   const work = kept ?? await Deno.makeTempDir({ prefix: "medeval-view-bench-" });
   try {
@@ -353,7 +353,7 @@ async function benchViewer(): Promise<void> {
       return `${["MK", "MLU", "MR", "MSE", "MTG"][i % 5]}-${i + 1}-1`;
     });
     console.log(`measuring in Chromium …`);
-    const m = await measureInChromium(bundle.index, ids);
+    const m = await measureInChromium(bundle.index, ids, chromium);
     const report = {
       n: N,
       goals: GOALS,
@@ -377,7 +377,7 @@ async function benchViewer(): Promise<void> {
       search_hits: m.hits,
       write_store_s: round(storeSeconds),
       write_bundle_s: round(bundleSeconds),
-      chromium: await new Deno.Command(findChromium(), { args: ["--version"] }).output().then((o) =>
+      chromium: await new Deno.Command(chromium, { args: ["--version"] }).output().then((o) =>
         new TextDecoder().decode(o.stdout).trim()
       ).catch(() => "unknown"),
     };
@@ -435,7 +435,7 @@ function chromiumOrSkip(): string | { skipped: string } {
 
 const chromium = chromiumOrSkip();
 if (typeof chromium === "string") {
-  await benchViewer();
+  await benchViewer(chromium);
 } else {
   console.log(`viewer bench skipped: ${chromium.skipped}`);
   await Deno.mkdir(`${ROOT}reports/bench`, { recursive: true });
