@@ -490,7 +490,7 @@ Deno.test("outputs and scores of several conditions are read and exported by sam
 });
 
 Deno.test("scores paged by their key and put in read order per sample come out as SQL orders them (UTF-8 bytes, no judge first)", async () => {
-  await withTempStore((store) => {
+  await withTempStore(async (store) => {
     // Scorer, judge and condition names that order differently in UTF-16 and in UTF-8 (U+E000 against a
     // character beyond U+FFFF); five rows per sample in two conditions, two scorers and two runs (the key puts
     // the condition first, the read order last), so that pages of 2,048 rows end inside a sample; more samples
@@ -520,6 +520,14 @@ Deno.test("scores paged by their key and put in read order per sample come out a
     const paged = [...store.eachScore()];
     assertEquals(paged.length, 3000);
     assertEquals(paged, store.scores());
+    // The log's scores file reads them as arrays and orders each sample's apart: the same order and records.
+    const dir = await Deno.makeTempDir({ prefix: "medeval-export-" });
+    try {
+      await exportStore(store, dir);
+      assertEquals((await readLog(dir)).scores, jsonl(paged));
+    } finally {
+      await Deno.remove(dir, { recursive: true });
+    }
   });
 });
 

@@ -22,11 +22,33 @@ export interface PagedQuery {
   keys: readonly string[];
 }
 
+/** A query {@linkcode SqliteConnection.arrayPages} reads a page at a time, each row as an array. */
+export interface ArrayPagedQuery {
+  /** The table. */
+  table: string;
+  /** The columns selected, in the order each row's array holds them; they must include `keys`. */
+  columns: readonly string[];
+  /** The columns the rows are ordered by: together unique and never NULL (a row is found after the one before). */
+  keys: readonly string[];
+}
+
+/** A query {@linkcode SqliteConnection.linePages} reads a page of lines at a time. */
+export interface LinePagedQuery {
+  /** The table. */
+  table: string;
+  /** A TEXT expression of the columns: a row's line, its newline included. */
+  line: string;
+  /** The columns the rows are ordered by: together unique and never NULL (a page ends at a row of them). */
+  keys: readonly string[];
+}
+
 /** One SQLite connection (node:sqlite). */
 export class SqliteConnection {
   /** The open database. */
   readonly db: DatabaseSync;
   readonly #statements = new Map<string, StatementSync>();
+  /** The statements that return rows as arrays ({@linkcode arrayPages}), apart from the rest. */
+  readonly #arrayStatements = new Map<string, StatementSync>();
 
   /** Opens `path` (read-only when asked). */
   constructor(path: string, options: { readOnly?: boolean } = {}) {
@@ -63,6 +85,79 @@ export class SqliteConnection {
         unknown
       >[];
     }
+  }
+
+  /**
+   * Yields the rows of `query` as {@linkcode pages} does, each as an array of its `columns` in their order: a
+   * row costs node:sqlite no object with a property per column (at 33,735 score rows of 11 columns ~55-70 ms
+   * against ~90-180 ms as objects).
+   */
+  *arrayPages(query: ArrayPagedQuery, size = PAGE_ROWS): Generator<unknown[]> {
+    const { table, columns, keys } = query;
+    const order = keys.join(", ");
+    const at = keys.map((key) => {
+      const index = columns.indexOf(key);
+      if (index < 0) throw new Error(`arrayPages: key ${key} is not among the columns of ${table}`);
+      return index;
+    });
+    const head = `SELECT ${columns.join(", ")} FROM ${table}`;
+    const first = this.#arrayStatement(`${head} ORDER BY ${order} LIMIT ?`);
+    const after = this.#arrayStatement(
+      `${head} WHERE (${order}) > (${keys.map(() => "?").join(", ")}) ORDER BY ${order} LIMIT ?`,
+    );
+    let rows = first.all(size) as unknown as unknown[][];
+    while (rows.length > 0) {
+      yield* rows;
+      if (rows.length < size) return;
+      const last = rows[rows.length - 1];
+      rows = after.all(...at.map((i) => last[i] as SQLInputValue), size) as unknown as unknown[][];
+    }
+  }
+
+  /**
+   * Yields the `line` of every row of `query`'s table in the order of its keys, `size` rows' lines at a time as
+   * one byte array (their UTF-8 bytes as SQLite concatenates them, passed on as stored): one value crosses from
+   * SQLite per page rather than one per row (at 33,735 outputs ~62 ms against ~85-150 ms a line at a time). A
+   * page ends at the keys of the row `size - 1` rows after its first, found on the keys' index.
+   */
+  *linePages(query: LinePagedQuery, size = PAGE_ROWS): Generator<Uint8Array> {
+    const { table, line, keys } = query;
+    const order = keys.join(", ");
+    const row = `(${order})`;
+    const values = `(${keys.map(() => "?").join(", ")})`;
+    const edge = (where: string) =>
+      this.prepare(`SELECT ${order} FROM ${table}${where} ORDER BY ${order} LIMIT 1 OFFSET ${size - 1}`);
+    const lines = (where: string) =>
+      this.prepare(
+        `SELECT CAST(group_concat(${line}, '' ORDER BY ${order}) AS BLOB) AS lines FROM ${table}${where}`,
+      );
+    const firstEnd = edge("");
+    const nextEnd = edge(` WHERE ${row} > ${values}`);
+    const whole = lines("");
+    const upTo = lines(` WHERE ${row} <= ${values}`);
+    const after = lines(` WHERE ${row} > ${values}`);
+    const between = lines(` WHERE ${row} > ${values} AND ${row} <= ${values}`);
+    // The keys of the last row of the page before (none before the first page).
+    let from: SQLInputValue[] | undefined;
+    while (true) {
+      const end = (from ? nextEnd.get(...from) : firstEnd.get()) as Record<string, SQLInputValue> | undefined;
+      const to = end && keys.map((key) => end[key]);
+      const statement = from ? (to ? between : after) : (to ? upTo : whole);
+      const page = statement.get(...(from ?? []), ...(to ?? []))?.lines as Uint8Array | null | undefined;
+      if (page && page.length > 0) yield page;
+      if (!to) return;
+      from = to;
+    }
+  }
+
+  /** Returns the prepared statement of `sql` that returns rows as arrays, compiled on first use. */
+  #arrayStatement(sql: string): StatementSync {
+    let statement = this.#arrayStatements.get(sql);
+    if (!statement) {
+      this.#arrayStatements.set(sql, statement = this.db.prepare(sql));
+      statement.setReturnArrays(true);
+    }
+    return statement;
   }
 
   /** Runs `fn` in one transaction (`IMMEDIATE` takes the write lock at once); a throw rolls it back. */
