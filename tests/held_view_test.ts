@@ -8,8 +8,8 @@ import { assert, assertEquals } from "@std/assert";
 import { storedScore, withTempStore } from "./temp_store.ts";
 import { DatabaseSync } from "node:sqlite";
 import type { OutputStatus, StoredCall, StoredScore } from "../lib/core/records.ts";
-import { compareUtf8, sortUtf8 } from "../lib/store/held_view.ts";
-import { type OutputOutcomeCounts, RunStore } from "../lib/store/run_store.ts";
+import { compareUtf8, type HeldScoreRow, HeldView, sortUtf8 } from "../lib/store/held_view.ts";
+import { type OutputOutcomeCounts, RunStore, WRITE_DELAY_MS } from "../lib/store/run_store.ts";
 import { runEval } from "../lib/pipeline/run_eval.ts";
 import type { EvalConfig } from "../lib/pipeline/eval_config.ts";
 import { OFFLINE_RUNS } from "./offline_runs.ts";
@@ -87,6 +87,42 @@ Deno.test("UTF-8 order: a character beyond U+FFFF sorts after U+E000–U+FFFF, a
   assertEquals(sortUtf8(["b", "a", "c"]), ["a", "b", "c"]);
 });
 
+/** Scores written out of order, judges and runs mixed, some replaced, edge values a REAL column changes. */
+function writtenScores(): StoredScore[] {
+  return [
+    score("s10", {
+      scorer: "judge",
+      judge: "model-b",
+      run: 2,
+      value: 3,
+      values: { accuracy: 4, note: "ok" },
+    }),
+    score("s10", {
+      scorer: "judge",
+      judge: "model-a",
+      run: 1,
+      value: Number.NaN,
+      valid: false,
+      reason: "no verdict",
+    }),
+    score("s10", { scorer: "judge", judge: "model-b", run: 1, value: -0 }),
+    score("s10", {
+      scorer: "metric",
+      value: 0.30000000000000004,
+      detail: { extracted: "B", list: [1, null] },
+    }),
+    score("s10", { scorer: "judge", judge: "model-a", run: 1, value: 2, reason: "replaces the NaN one" }),
+    score("\u{1F600}x", { value: Infinity, detail: undefined }),
+    score("\u{1F600}x", { scorer: "judge", judge: "j", value: Number.NaN, valid: false }),
+    score("\uE000y", { value: null, valid: false, callKey: "c1", detail: "text" }),
+    score("中文", { scorer: "judge", judge: "\u{1F600}", run: 1 }),
+    score("中文", { scorer: "judge", judge: "\uFFFD", run: 1 }),
+    score("中文", { scorer: "judge", judge: null, run: 3 }),
+    score("s1", { run: 10 }),
+    score("s1", { run: 9 }),
+  ];
+}
+
 Deno.test("a held condition is what the store reads back: replaced rows, NaN, negative zero, JSON values, key order", async () => {
   await withTempStore((store) => {
     assert(store.holdView("c"), "a condition the store does not have is held");
@@ -105,39 +141,7 @@ Deno.test("a held condition is what the store reads back: replaced rows, NaN, ne
       error: null,
       detail: { x: 1 },
     });
-    // Scores written out of order, judges and runs mixed, one replaced, edge values a REAL column changes.
-    const written: StoredScore[] = [
-      score("s10", {
-        scorer: "judge",
-        judge: "model-b",
-        run: 2,
-        value: 3,
-        values: { accuracy: 4, note: "ok" },
-      }),
-      score("s10", {
-        scorer: "judge",
-        judge: "model-a",
-        run: 1,
-        value: Number.NaN,
-        valid: false,
-        reason: "no verdict",
-      }),
-      score("s10", { scorer: "judge", judge: "model-b", run: 1, value: -0 }),
-      score("s10", {
-        scorer: "metric",
-        value: 0.30000000000000004,
-        detail: { extracted: "B", list: [1, null] },
-      }),
-      score("s10", { scorer: "judge", judge: "model-a", run: 1, value: 2, reason: "replaces the NaN one" }),
-      score("\u{1F600}x", { value: Infinity, detail: undefined }),
-      score("\u{1F600}x", { scorer: "judge", judge: "j", value: Number.NaN, valid: false }),
-      score("\uE000y", { value: null, valid: false, callKey: "c1", detail: "text" }),
-      score("中文", { scorer: "judge", judge: "\u{1F600}", run: 1 }),
-      score("中文", { scorer: "judge", judge: "\uFFFD", run: 1 }),
-      score("中文", { scorer: "judge", judge: null, run: 3 }),
-      score("s1", { run: 10 }),
-      score("s1", { run: 9 }),
-    ];
+    const written = writtenScores();
     for (const s of written) store.putScore(s);
     const held = store.takeHeldView("c");
     store.flush();
@@ -146,6 +150,81 @@ Deno.test("a held condition is what the store reads back: replaced rows, NaN, ne
     reader.close();
     assertEquals(store.takeHeldView("c"), undefined, "taken once");
   });
+});
+
+Deno.test("held scores read ahead between the store's timed commits are what the store reads back", async () => {
+  await withTempStore(async (store) => {
+    assert(store.holdView("c"));
+    for (const id of ["s10", "\u{1F600}x", "\uE000y", "中文", "s1"]) store.putOutput(answered(id));
+    // A timed commit after each score: every sample is read ahead after its first, and its later scores (one of
+    // them replacing a score read ahead) come to a sample read already.
+    for (const s of writtenScores()) {
+      store.putScore(s);
+      await new Promise((resolve) => setTimeout(resolve, WRITE_DELAY_MS + 10));
+    }
+    const held = store.takeHeldView("c");
+    const reader = new RunStore(store.path, { readOnly: true });
+    assertSameView(held, readBack(reader, "c"));
+    reader.close();
+  });
+});
+
+/** A held score row (the store's columns, as it binds them) read into a score, as a test reads it. */
+function readRow(row: HeldScoreRow): StoredScore {
+  const [sampleId, condition, scorer, judge, run, value, values, valid, reason, callKey, detail] = row;
+  return {
+    sampleId: String(sampleId),
+    condition: String(condition),
+    scorer: String(scorer),
+    judge: judge === "" ? null : String(judge),
+    run: Number(run),
+    value: value as number | null,
+    values: values === null ? null : JSON.parse(String(values)),
+    valid: valid === 1,
+    reason: reason as string | null,
+    callKey: callKey as string | null,
+    detail: detail === null ? null : JSON.parse(String(detail)),
+  };
+}
+
+Deno.test("a held view read ahead at any point takes the same view, and reads each row once", () => {
+  const rows: [string, HeldScoreRow][] = [];
+  const row = (id: string, scorer: string, judge: string, run: number, value: number) =>
+    rows.push([id, [id, "c", scorer, judge, run, value, null, 1, null, null, JSON.stringify({ v: value })]]);
+  row("b", "metric", "", 1, 1);
+  row("a", "judge", "j2", 1, 2);
+  row("a", "judge", "j1", 1, 3);
+  row("b", "metric", "", 1, 4); // replaces b's first score
+  row("a", "judge", "j1", 2, 5);
+  row("c", "judge", "", 1, 6);
+  row("a", "judge", "j1", 1, 7); // replaces a's j1 run 1
+  row("c", "judge", "", 2, 8);
+  const views = [];
+  for (const every of [0, 1, 2, 3]) {
+    let reads = 0;
+    const held = new HeldView((r) => (reads++, readRow(r)));
+    for (const id of ["c", "b", "a"]) {
+      held.putOutput(id, "answer", null, { truncated: false, refused: false });
+    }
+    rows.forEach(([id, r], i) => {
+      held.putScore(id, r);
+      if (every && i % every === every - 1) held.readAhead();
+    });
+    if (every) held.readAhead();
+    const before = reads;
+    views.push(held.view());
+    // Read ahead, the view reads nothing more; without, it reads each sample's latest rows once.
+    assertEquals(reads - before, every ? 0 : 6, `read ahead every ${every}`);
+    assert(reads <= rows.length, "no row is read twice");
+  }
+  for (const view of views.slice(1)) assertEquals(view, views[0]);
+  assertEquals([...views[0].scores.keys()], ["a", "b", "c"]);
+  assertEquals(views[0].scores.get("a")!.map((s) => [s.judge, s.run, s.value]), [["j1", 1, 7], ["j1", 2, 5], [
+    "j2",
+    1,
+    2,
+  ]]);
+  assertEquals(views[0].scores.get("b")!.map((s) => s.value), [4]);
 });
 
 Deno.test("a held condition's answers are counted as the store's SQL counts them: truncated, refused, empty, failed", async () => {

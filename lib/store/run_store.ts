@@ -355,7 +355,8 @@ export class RunStore {
    * Commits every queued write in one transaction; the store's timer (`withSamples`) also writes the next
    * {@linkcode SAMPLES_PER_FLUSH} samples of a new store not written yet, one slice each
    * {@linkcode WRITE_DELAY_MS}, whatever else is read or written meanwhile (a read's commit neither writes a
-   * slice nor puts the next one off: before a run's first requests, its reads wrote three slices).
+   * slice nor puts the next one off: before a run's first requests, its reads wrote three slices), and reads
+   * the held condition's new score rows ahead of its view (`HeldView.readAhead`).
    */
   #commit(withSamples: boolean): void {
     if (this.#timer !== undefined && (withSamples || !this.#unwritten)) {
@@ -379,6 +380,8 @@ export class RunStore {
       this.#queuedCalls.clear();
     }
     if (this.#unwritten) this.#timer ??= setTimeout(() => this.#commit(true), WRITE_DELAY_MS);
+    // A timed commit is a turn of its own, apart from the answers coming in: the held scores are read there.
+    if (withSamples) this.#held?.view.readAhead();
   }
 
   /** Stores `sample` at `position` unless a sample of its id is stored already. */
@@ -977,7 +980,10 @@ export class RunStore {
       "SELECT EXISTS (SELECT 1 FROM outputs WHERE condition = ?) OR EXISTS (SELECT 1 FROM scores WHERE condition = ?) AS n",
     ).get(condition, condition) as { n: number };
     if (Number(stored.n) === 1 || !heldAsWritten(condition)) return false;
-    this.#held = { condition, view: new HeldView() };
+    this.#held = {
+      condition,
+      view: new HeldView((row) => rowToScore(storedScoreRow(row), (name) => this.#heldNames.text(name))),
+    };
     return true;
   }
 
@@ -996,7 +1002,7 @@ export class RunStore {
   ): { outputs: Map<string, OutputStatus>; scores: Map<string, StoredScore[]> } | undefined {
     const held = this.#heldView(condition);
     if (held) this.#held = undefined;
-    return held?.view((row) => rowToScore(storedScoreRow(row), (name) => this.#heldNames.text(name)));
+    return held?.view();
   }
 
   /**
