@@ -34,13 +34,15 @@ export interface ClimedExtra {
 export function renderInput(
   extra: Pick<ClimedExtra, "stem" | "options" | "optionsHeader" | "misleading">,
 ): string {
-  const parts = [extra.stem.trim()];
+  // Built by appending (a part at a time, no array of parts): it is done once per item of a data file.
+  let input = extra.stem.trim();
   const labels = Object.keys(extra.options).sort();
   if (labels.length) {
-    parts.push(`${extra.optionsHeader}:\n${labels.map((l) => `${l}: ${extra.options[l]}`).join("\n")}`);
+    input += `\n${extra.optionsHeader}:`;
+    for (const label of labels) input += `\n${label}: ${extra.options[label]}`;
   }
-  if (extra.misleading) parts.push(`## 参考答案: ${extra.misleading}`);
-  return parts.join("\n");
+  if (extra.misleading) input += `\n## 参考答案: ${extra.misleading}`;
+  return input;
 }
 
 function check(ok: boolean, file: string, record: string, field: string, message: string): void {
@@ -125,7 +127,7 @@ export function itemToSample(
   // The question opens the prompt: held as a slice of it, its text is stored once (a case history can run to
   // thousands of characters; 100,000 items of the bench's short questions held 6 MB less).
   if (input.startsWith(extra.stem)) extra.stem = input.slice(0, extra.stem.length);
-  return {
+  const sample: Sample = {
     id: item.id,
     benchmark: BENCHMARK,
     input,
@@ -138,9 +140,10 @@ export function itemToSample(
       department: shared.text(item.department ?? null),
       difficulty: shared.text(item.difficulty ?? null),
     },
-    extra: { ...extra },
-    ...(choices ? { choices } : {}),
+    extra: extra as unknown as Record<string, unknown>,
   };
+  if (choices) sample.choices = choices;
+  return sample;
 }
 
 /** Reads and validates a CliMedBench JSONL file (blank lines and `//` comment lines are skipped). */
