@@ -153,6 +153,13 @@ Deno.test("a held condition is what the store reads back: replaced rows, NaN, ne
 });
 
 Deno.test("held scores read ahead between the store's timed commits are what the store reads back", async () => {
+  // The store's timed commits read the held rows ahead: counted, so that the test sees they did.
+  const readAhead = HeldView.prototype.readAhead;
+  let readsAhead = 0;
+  HeldView.prototype.readAhead = function () {
+    readsAhead++;
+    readAhead.call(this);
+  };
   await withTempStore(async (store) => {
     assert(store.holdView("c"));
     for (const id of ["s10", "\u{1F600}x", "\uE000y", "中文", "s1"]) store.putOutput(answered(id));
@@ -162,11 +169,12 @@ Deno.test("held scores read ahead between the store's timed commits are what the
       store.putScore(s);
       await new Promise((resolve) => setTimeout(resolve, WRITE_DELAY_MS + 10));
     }
+    assert(readsAhead >= writtenScores().length, `${readsAhead} reads ahead`);
     const held = store.takeHeldView("c");
     const reader = new RunStore(store.path, { readOnly: true });
     assertSameView(held, readBack(reader, "c"));
     reader.close();
-  });
+  }).finally(() => HeldView.prototype.readAhead = readAhead);
 });
 
 /** A held score row (the store's columns, as it binds them) read into a score, as a test reads it. */

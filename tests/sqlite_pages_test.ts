@@ -95,6 +95,15 @@ Deno.test("linePages() yields every row's line once, in key order, a page of lin
         assertEquals(lines, i < pages.length - 1 ? size : rows.length - size * (pages.length - 1));
       }
     }
+    for (const size of [0, 2.5, Number.NaN]) {
+      assertThrows(
+        () => [...db.linePages({ table: "t", line, keys: ["a"] }, size)],
+        RangeError,
+        "at least one row",
+      );
+      assertThrows(() => [...db.arrayPages({ table: "t", columns: ["a"], keys: ["a"] }, size)], RangeError);
+      assertThrows(() => [...db.pages({ table: "t", keys: ["a"] }, size)], RangeError);
+    }
     db.db.exec("DELETE FROM t");
     assertEquals([...db.linePages({ table: "t", line, keys: ["a", "b"] })], []);
   } finally {

@@ -16,6 +16,7 @@ import {
 import {
   betaCdf,
   betaQuantile,
+  betaQuantileSearch,
   normalCdf,
   normalQuantile,
   tCdf,
@@ -98,7 +99,8 @@ Deno.test("betaQuantile matches bisection to double precision, for shapes below 
         // Where the CDF is steep (a U-shaped beta near its ends), a double's step moves it by more than that.
         const steps = Math.abs(fast - slow) / (Number.EPSILON * Math.max(fast, Number.MIN_VALUE));
         assert(
-          Math.abs(fast - slow) <= 1e-12 || miss <= bisectionMiss + 1e-14 || steps <= 64,
+          Math.abs(fast - slow) <= 1e-10 * slow || miss <= bisectionMiss + 1e-14 * Math.min(p, 1 - p) ||
+            steps <= 64,
           `Beta(${a}, ${b}) at ${p}: CDF off by ${miss} at ${fast}, by ${bisectionMiss} at ${slow}`,
         );
         if (a >= 1 && b >= 1 && p >= 0.01 && p <= 0.99) {
@@ -108,7 +110,24 @@ Deno.test("betaQuantile matches bisection to double precision, for shapes below 
     }
   }
   assertEquals([betaQuantile(0, 2, 3), betaQuantile(1, 2, 3)], [0, 1]);
+  assertEquals(betaQuantileSearch(0.5, 2, 3).x, betaQuantile(0.5, 2, 3));
   assert(Number.isNaN(betaQuantile(1.5, 2, 3)) && Number.isNaN(betaQuantile(Number.NaN, 2, 3)));
+});
+
+Deno.test("betaQuantile takes a few CDF evaluations for Clopper–Pearson bounds and t quantiles, not bisection's ~55", () => {
+  const evaluations: number[] = [];
+  for (const n of [10, 100, 2000, 33_735]) {
+    for (const k of [0, 1, Math.floor(n / 3), n - 1, n]) {
+      if (k > 0) evaluations.push(betaQuantileSearch(0.025, k, n - k + 1).evaluations);
+      if (k < n) evaluations.push(betaQuantileSearch(0.975, k + 1, n - k).evaluations);
+    }
+  }
+  for (const df of [1, 2, 9, 99, 1999, 33_734]) {
+    evaluations.push(betaQuantileSearch(0.025, df / 2, 0.5).evaluations); // the t quantile's tail of 5%
+  }
+  evaluations.sort((a, b) => a - b);
+  assert(evaluations.at(-1)! <= 25, `at most ${evaluations.at(-1)}`);
+  assert(evaluations[evaluations.length >> 1] <= 10, `median ${evaluations[evaluations.length >> 1]}`);
 });
 
 // --- proportions and the interval choice ---------------------------------------------------------------------

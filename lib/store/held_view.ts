@@ -49,7 +49,7 @@ export function compareScores(
 
 /**
  * A score as held: its row as the store binds it (sample, condition, scorer, judge or `""`, run, ... in the
- * store's column order), read into a {@linkcode StoredScore} when the view is taken.
+ * store's column order), read into a {@linkcode StoredScore} ahead of the view, or when the view is taken.
  */
 export type HeldScoreRow = readonly unknown[];
 
@@ -147,8 +147,9 @@ export class HeldView {
   }
 
   /**
-   * Holds a score as the store binds it (replacing one of the same key); it is read as the store reads it back
-   * only when the view is taken, so that a run does not pay for it while its calls are under way.
+   * Holds a score as the store binds it (replacing one of the same key). It is read as the store reads it back
+   * later, by {@linkcode readAhead} in a turn of its own or by the view, so that an answer coming in does not
+   * wait for it; only a later score of a sample read ahead already is read at once.
    */
   putScore(sampleId: string, row: HeldScoreRow): void {
     const own = this.#scores.get(sampleId);
