@@ -15,7 +15,7 @@ import {
   writeJsonLines,
 } from "../lib/store/export.ts";
 import type { RunStore } from "../lib/store/run_store.ts";
-import { withTempDir, withTempStore } from "./temp_store.ts";
+import { storedScore, withTempDir, withTempStore } from "./temp_store.ts";
 import { waitUntil } from "./wait_until.ts";
 
 /** A call of key `key` stored at second `second` (a fraction of it, so that several share a time). */
@@ -92,10 +92,22 @@ Deno.test("a call stored out of time order drops the file: the export writes the
   );
 });
 
+/** Stores an answer and a score for samples `from` … `to` - 1 (in reverse, none of the read orders). */
+function storeRows(store: RunStore, from: number, to: number): void {
+  for (let i = to - 1; i >= from; i--) {
+    const sampleId = `s${i}`;
+    store.putOutput({ sampleId, condition: "c", callKey: `k${i}`, text: `answer ${i}`, error: null });
+    store.putScore(storedScore({ sampleId, condition: "c", scorer: "metric", value: i % 2 }));
+  }
+}
+
 Deno.test("the export worker writes the calls file while calls are stored, and the export finishes it", async () => {
   await withTempStore((store) =>
     withTempDir("calls-ahead", async (dir) => {
       prepareExport(store, { dir: `${dir}/log` });
+      // Outputs and scores stored before the worker's first step (which reads their first rows once, to have
+      // their reading compiled) and after it: the log's files hold them all, as an export afresh writes them.
+      storeRows(store, 0, 300);
       const partial = partialCalls(store.path);
       const size = () => {
         try {
@@ -109,6 +121,7 @@ Deno.test("the export worker writes the calls file while calls are stored, and t
       const early = size();
       const begun = Deno.statSync(partial).ino;
       storeCalls(store, 200, 3000);
+      storeRows(store, 300, 2600);
       store.logEvent("done", {});
       startExport(store, `${dir}/log`);
       const files = await exportStore(store, `${dir}/log`);
@@ -120,6 +133,7 @@ Deno.test("the export worker writes the calls file while calls are stored, and t
         "nothing left beside the store",
       );
       await exportStore(store, `${dir}/again`);
+      assertEquals((await Deno.readTextFile(`${dir}/log/outputs.jsonl`)).split("\n").length - 1, 2600);
       for (const name of ["calls", "outputs", "scores", "events"]) {
         assertEquals(
           await Deno.readTextFile(`${dir}/log/${name}.jsonl`),

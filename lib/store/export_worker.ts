@@ -26,7 +26,24 @@ let begun: {
   checkpoints?: WalCheckpointer;
   step: Promise<void>;
   timer?: ReturnType<typeof setTimeout>;
+  /** Whether {@linkcode readFirstRows} has run for this store. */
+  warmed?: boolean;
 } | undefined;
+
+/**
+ * Reads the first outputs and scores of `store` the way the export at the end reads them all, once, while the
+ * run is under way: their statements are compiled and their code has run by the time the export needs them
+ * (at 2,000 one-call samples, reading them cold held the export at the run's end ~35 ms, the aggregation
+ * beside it ~30 ms). What it reads is dropped; a failure here leaves the export as it was.
+ */
+function readFirstRows(store: RunStore): void {
+  try {
+    for (const _ of store.eachOutputLine()) break;
+    for (const _ of store.eachScoreJson()) break;
+  } catch {
+    // The export at the end reads them again, and reports what fails then.
+  }
+}
 
 /**
  * Runs a step of the begun calls file and checkpoints the store's log, then schedules the next; a failed step
@@ -42,6 +59,10 @@ function step(): void {
     } catch {
       current.checkpoints?.close();
       current.checkpoints = undefined;
+    }
+    if (!current.warmed) {
+      current.warmed = true;
+      readFirstRows(current.store);
     }
     if (begun === current) current.timer = setTimeout(step, STEP_MS);
   });
@@ -94,6 +115,7 @@ self.onmessage = async (event: MessageEvent<ExportRequest>) => {
     beginning = beginAhead(request);
     return;
   }
+  console.error("W request", Date.now());
   await beginning;
   let reply: ExportReply;
   try {
