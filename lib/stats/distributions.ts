@@ -218,8 +218,8 @@ export function betaQuantileSearch(p: number, a: number, b: number): BetaQuantil
 
 /**
  * Returns the p-quantile of Beta(a, b) (a, b > 0) to double precision ({@linkcode betaQuantileSearch}: 4–21
- * evaluations of the CDF, most often 8–10, where bisection took ~55, for the Clopper–Pearson interval of every rate and the t
- * quantiles read through it).
+ * evaluations of the CDF, most often 8–10, where bisection took ~55), for the Clopper–Pearson interval of every
+ * rate and the t quantiles read through it.
  */
 export function betaQuantile(p: number, a: number, b: number): number {
   return betaQuantileSearch(p, a, b).x;

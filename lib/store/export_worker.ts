@@ -115,7 +115,6 @@ self.onmessage = async (event: MessageEvent<ExportRequest>) => {
     beginning = beginAhead(request);
     return;
   }
-  console.error("W request", Date.now());
   await beginning;
   let reply: ExportReply;
   try {

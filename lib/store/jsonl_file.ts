@@ -89,7 +89,8 @@ async function writeAll(file: Deno.FsFile, bytes: Uint8Array): Promise<void> {
 
 /**
  * Writes lines already encoded (each item the UTF-8 bytes of one or more whole lines, newlines included, as
- * SQLite builds them) to `path`, gathered into chunks of {@linkcode CHUNK_BYTES} as a {@linkcode JsonLinesFile} gathers its lines.
+ * SQLite builds them) to `path`, gathered into chunks of {@linkcode CHUNK_BYTES} as a {@linkcode JsonLinesFile}
+ * gathers its lines.
  */
 export async function writeLineBytes(path: string, lines: Iterable<Uint8Array>): Promise<void> {
   using file = await Deno.open(path, OPEN_OPTIONS);
