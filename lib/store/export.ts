@@ -227,7 +227,7 @@ export async function exportStore(store: RunStore, dir: string, calls?: CallsAhe
 }
 
 /**
- * Format of the log's outputs and scores files (`OUTPUT_LINE` and `scoreJson` of run_store.ts, and their
+ * Format of the log's outputs and scores files (`OUTPUT_LINE` and `scoreArrayJson` of run_store.ts, and their
  * order): a file noted in another format is written again, so a change to either must change this number.
  */
 const ROWS_FORMAT = 1;

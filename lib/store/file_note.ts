@@ -1,10 +1,10 @@
 /**
  * Notes beside files derived from a run store, saying what each was derived from, so that a file nothing it
  * depends on changed since is kept rather than written again: the log's `calls.jsonl`, `outputs.jsonl` and
- * `scores.jsonl`, and each condition's `samples.jsonl`. A note is a small JSON object: the mark it was written for (a format number and what
- * identifies its sources) and the file's size and modification time, which see an edit of the file. On a file
- * system whose times are coarse (FAT, some network shares) an edit of the same size within the same tick is
- * not seen.
+ * `scores.jsonl`, and each condition's `samples.jsonl`. A note is a small JSON object: the mark it was written
+ * for (a format number and what identifies its sources) and the file's size and modification time, which see an
+ * edit of the file. On a file system whose times are coarse (FAT, some network shares) an edit of the same size
+ * within the same tick is not seen.
  * @module
  */
 import { readTextStrict } from "../core/text_file.ts";

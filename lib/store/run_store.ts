@@ -23,7 +23,7 @@ import type {
   StoredScore,
 } from "../core/records.ts";
 import { isRefused } from "../core/refusal.ts";
-import { type CallEnd, compareScores, compareUtf8, HeldView } from "./held_view.ts";
+import { type CallEnd, compareUtf8, HeldView } from "./held_view.ts";
 import { CHECKPOINT_FALLBACK_PAGES } from "./wal_checkpointer.ts";
 
 const SCHEMA = `
@@ -99,15 +99,9 @@ const OUTPUT_LINE = `'{"sampleId":' || json_quote(sample_id) || ',"condition":' 
 /** The scores' primary key, in its order. */
 const SCORE_KEY = ["sample_id", "condition", "scorer", "judge", "run"];
 
-/** Orders two score rows of one sample as {@linkcode ROW_ORDER} has them: the store's order, then condition. */
-function compareScoreRows(a: Record<string, unknown>, b: Record<string, unknown>): number {
-  return compareScores(a as unknown as StoredScore, b as unknown as StoredScore) ||
-    compareUtf8(String(a.condition), String(b.condition));
-}
-
 /**
- * Orders two score rows of one sample read as arrays in {@linkcode SCORE_COLUMNS}' order as
- * {@linkcode compareScoreRows} orders them as objects.
+ * Orders two score rows of one sample, read as arrays in {@linkcode SCORE_COLUMNS}' order, as
+ * {@linkcode ROW_ORDER} has them: scorer, judge (none, `""`, first), run, then condition, in UTF-8 byte order.
  */
 function compareScoreArrays(a: readonly unknown[], b: readonly unknown[]): number {
   return compareUtf8(String(a[2]), String(b[2])) || compareUtf8(String(a[3]), String(b[3])) ||
@@ -747,12 +741,16 @@ export class RunStore {
 
   /** Yields every stored output (all conditions, by sample, then condition) one at a time. */
   *eachOutput(): Generator<StoredOutput> {
-    for (const row of this.#pagedRows("outputs")) yield rowToOutput(row);
+    this.flush();
+    // A page at a time: about twice as fast as a row at a time (at 33,735 rows, 47-59 ms against 90-132 ms).
+    for (const row of this.#sqlite.pages({ table: "outputs", keys: ROW_ORDER.outputs })) {
+      yield rowToOutput(row);
+    }
   }
 
   /** Yields every stored score (all conditions, by sample, scorer, judge, run, then condition) one at a time. */
   *eachScore(): Generator<StoredScore> {
-    for (const row of this.#pagedRows("scores")) yield rowToScore(row);
+    for (const row of this.#scoreRows()) yield rowToScore(storedScoreRow(row));
   }
 
   /**
@@ -843,23 +841,10 @@ export class RunStore {
 
   /**
    * Yields each stored score as `JSON.stringify` of {@linkcode eachScore}'s records gives it, in that order,
-   * built from the rows read as arrays (no object per row), each sample's put in the read order here as
-   * {@linkcode #pagedRows} puts them.
+   * built from the rows' columns (no record per row).
    */
   *eachScoreJson(): Generator<string> {
-    this.flush();
-    const sample: unknown[][] = [];
-    const rows = this.#sqlite.arrayPages({ table: "scores", columns: SCORE_COLUMNS, keys: SCORE_KEY });
-    for (const row of rows) {
-      if (sample.length > 0 && sample[0][0] !== row[0]) {
-        if (sample.length > 1) sample.sort(compareScoreArrays);
-        for (const held of sample) yield scoreArrayJson(held);
-        sample.length = 0;
-      }
-      sample.push(row);
-    }
-    if (sample.length > 1) sample.sort(compareScoreArrays);
-    for (const held of sample) yield scoreArrayJson(held);
+    for (const row of this.#scoreRows()) yield scoreArrayJson(row);
   }
 
   /** Yields each logged event as `JSON.stringify` of {@linkcode events}' records gives it, oldest first. */
@@ -872,30 +857,27 @@ export class RunStore {
   }
 
   /**
-   * Rows of a whole table in {@linkcode ROW_ORDER}, a page at a time (about twice as fast as a row at a time:
-   * at 33,735 rows, 47-59 ms against 90-132 ms). Scores are paged in their primary key's order (sample,
-   * condition, scorer, judge, run), which its index gives without a sort, and each sample's rows are put in
-   * the read order here: a page in the read order itself scanned and sorted every row after the page before,
-   * so the reads grew with the square of the table (at 33,735 scores ~95 ms against ~56 ms by the key).
+   * Every stored score row, as an array in {@linkcode SCORE_COLUMNS}' order (node:sqlite makes no object of
+   * eleven properties per row), in {@linkcode ROW_ORDER}, a page at a time. The rows are paged in the primary
+   * key's order (sample, condition, scorer, judge, run), which its index gives without a sort, and each
+   * sample's rows are put in the read order here: a page in the read order itself scanned and sorted every row
+   * after the page before, so the reads grew with the square of the table (at 33,735 scores ~95 ms against
+   * ~56 ms by the key).
    */
-  *#pagedRows(table: "outputs" | "scores"): Generator<Record<string, unknown>> {
+  *#scoreRows(): Generator<unknown[]> {
     this.flush();
-    if (table === "outputs") {
-      yield* this.#sqlite.pages({ table, keys: ROW_ORDER.outputs });
-      return;
-    }
     // One sample's rows, yielded once the next sample's first row (or the table's end) is read.
-    const sample: Record<string, unknown>[] = [];
-    for (const row of this.#sqlite.pages({ table, keys: SCORE_KEY })) {
-      if (sample.length > 0 && sample[0].sample_id !== row.sample_id) {
-        if (sample.length > 1) sample.sort(compareScoreRows);
-        for (const held of sample) yield held;
+    const sample: unknown[][] = [];
+    for (const row of this.#sqlite.arrayPages({ table: "scores", columns: SCORE_COLUMNS, keys: SCORE_KEY })) {
+      if (sample.length > 0 && sample[0][0] !== row[0]) {
+        if (sample.length > 1) sample.sort(compareScoreArrays);
+        yield* sample;
         sample.length = 0;
       }
       sample.push(row);
     }
-    if (sample.length > 1) sample.sort(compareScoreRows);
-    for (const held of sample) yield held;
+    if (sample.length > 1) sample.sort(compareScoreArrays);
+    yield* sample;
   }
 
   /** Stores the output of a sample in a condition (replacing an earlier failed one on resume). */

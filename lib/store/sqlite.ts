@@ -53,6 +53,25 @@ export interface LinePagedQuery {
   keys: readonly string[];
 }
 
+/** The SQL condition that a row's `keys` come after the `?` values bound for them (keyset pagination). */
+function afterKeys(keys: readonly string[]): string {
+  return `(${keys.join(", ")}) > (${keys.map(() => "?").join(", ")})`;
+}
+
+/**
+ * Yields the rows of pages of `size` rows until one is short: `first()` reads the first page, `after(last)` the
+ * page after the row `last` (the loop of {@linkcode SqliteConnection.pages} and
+ * {@linkcode SqliteConnection.arrayPages}).
+ */
+function* keysetPages<R>(first: () => R[], after: (last: R) => R[], size: number): Generator<R> {
+  let rows = first();
+  while (rows.length > 0) {
+    yield* rows;
+    if (rows.length < size) return;
+    rows = after(rows[rows.length - 1]);
+  }
+}
+
 /** One SQLite connection (node:sqlite). */
 export class SqliteConnection {
   /** The open database. */
@@ -84,19 +103,13 @@ export class SqliteConnection {
     const order = keys.join(", ");
     const head = `SELECT ${columns} FROM ${table} WHERE ${where ?? "1"}`;
     const first = this.prepare(`${head} ORDER BY ${order} LIMIT ?`);
-    const after = this.prepare(
-      `${head} AND (${order}) > (${keys.map(() => "?").join(", ")}) ORDER BY ${order} LIMIT ?`,
+    const after = this.prepare(`${head} AND ${afterKeys(keys)} ORDER BY ${order} LIMIT ?`);
+    type Row = Record<string, unknown>;
+    yield* keysetPages<Row>(
+      () => first.all(...params, size) as Row[],
+      (last) => after.all(...params, ...keys.map((k) => last[k] as SQLInputValue), size) as Row[],
+      size,
     );
-    let rows = first.all(...params, size) as Record<string, unknown>[];
-    while (rows.length > 0) {
-      yield* rows;
-      if (rows.length < size) return;
-      const last = rows[rows.length - 1];
-      rows = after.all(...params, ...keys.map((k) => last[k] as SQLInputValue), size) as Record<
-        string,
-        unknown
-      >[];
-    }
   }
 
   /**
@@ -115,16 +128,12 @@ export class SqliteConnection {
     });
     const head = `SELECT ${columns.join(", ")} FROM ${table}`;
     const first = this.#arrayStatement(`${head} ORDER BY ${order} LIMIT ?`);
-    const after = this.#arrayStatement(
-      `${head} WHERE (${order}) > (${keys.map(() => "?").join(", ")}) ORDER BY ${order} LIMIT ?`,
+    const after = this.#arrayStatement(`${head} WHERE ${afterKeys(keys)} ORDER BY ${order} LIMIT ?`);
+    yield* keysetPages<unknown[]>(
+      () => first.all(size) as unknown as unknown[][],
+      (last) => after.all(...at.map((i) => last[i] as SQLInputValue), size) as unknown as unknown[][],
+      size,
     );
-    let rows = first.all(size) as unknown as unknown[][];
-    while (rows.length > 0) {
-      yield* rows;
-      if (rows.length < size) return;
-      const last = rows[rows.length - 1];
-      rows = after.all(...at.map((i) => last[i] as SQLInputValue), size) as unknown as unknown[][];
-    }
   }
 
   /**
@@ -138,27 +147,23 @@ export class SqliteConnection {
     checkPageSize(size);
     const { table, line, keys } = query;
     const order = keys.join(", ");
-    const row = `(${order})`;
-    const values = `(${keys.map(() => "?").join(", ")})`;
-    const edge = (where: string) =>
-      this.prepare(`SELECT ${order} FROM ${table}${where} ORDER BY ${order} LIMIT 1 OFFSET ${size - 1}`);
-    const lines = (where: string) =>
-      this.prepare(
-        `SELECT CAST(group_concat(${line}, '' ORDER BY ${order}) AS BLOB) AS lines FROM ${table}${where}`,
-      );
-    const firstEnd = edge("");
-    const nextEnd = edge(` WHERE ${row} > ${values}`);
-    const whole = lines("");
-    const upTo = lines(` WHERE ${row} <= ${values}`);
-    const after = lines(` WHERE ${row} > ${values}`);
-    const between = lines(` WHERE ${row} > ${values} AND ${row} <= ${values}`);
-    // The keys of the last row of the page before (none before the first page).
+    // A page is the rows after the last row of the page before (none for the first) up to its own last row
+    // (none for the last page).
+    const afterPrevious = afterKeys(keys);
+    const upToLast = `(${order}) <= (${keys.map(() => "?").join(", ")})`;
+    const where = (bounds: string[]) => bounds.length ? ` WHERE ${bounds.join(" AND ")}` : "";
     let from: SQLInputValue[] | undefined;
     while (true) {
-      const end = (from ? nextEnd.get(...from) : firstEnd.get()) as Record<string, SQLInputValue> | undefined;
+      const after = from ? [afterPrevious] : [];
+      const end = this.prepare(
+        `SELECT ${order} FROM ${table}${where(after)} ORDER BY ${order} LIMIT 1 OFFSET ${size - 1}`,
+      ).get(...(from ?? [])) as Record<string, SQLInputValue> | undefined;
       const to = end && keys.map((key) => end[key]);
-      const statement = from ? (to ? between : after) : (to ? upTo : whole);
-      const page = statement.get(...(from ?? []), ...(to ?? []))?.lines as Uint8Array | null | undefined;
+      const page = this.prepare(
+        `SELECT CAST(group_concat(${line}, '' ORDER BY ${order}) AS BLOB) AS lines FROM ${table}${
+          where(to ? [...after, upToLast] : after)
+        }`,
+      ).get(...(from ?? []), ...(to ?? []))?.lines as Uint8Array | null | undefined;
       if (page && page.length > 0) yield page;
       if (!to) return;
       from = to;
